@@ -1,0 +1,33 @@
+# Two commands on a fresh machine:  make demo  (harness -> warehouse -> dashboard)
+#                                    make test  (the whole test suite)
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: venv test bench demo clean
+
+venv: $(STAMP)
+
+# torch is installed first and pinned, so no other package can pull a CUDA build.
+$(STAMP): requirements.txt requirements-eval.txt requirements-test.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -r requirements.txt -r requirements-eval.txt -r requirements-test.txt
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) -m benchmarks $(BENCH_ARGS)
+
+demo: $(STAMP)
+	$(PY) -m harness demo $(DEMO_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache

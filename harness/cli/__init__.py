@@ -1,0 +1,71 @@
+"""``python -m harness COMMAND``: one module per command, registered here by module path.
+
+Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit code).  Modules are imported only when their command runs,
+so ``python -m harness score`` never loads a model or a database driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+COMMANDS: dict[str, str] = {
+    "score": "harness.cli.score",
+    "compare": "harness.cli.compare",
+    "bench": "harness.cli.bench",
+    "power": "harness.cli.power",
+    "gate": "harness.cli.gate",
+    "agreement": "harness.cli.agreement",
+    "intervals": "harness.cli.intervals",
+    "calibrate": "harness.cli.calibrate",
+    "certificate": "harness.cli.certificate",
+    "drift": "harness.cli.drift",
+    "ppi": "harness.cli.ppi",
+    "migrate": "harness.cli.migrate",
+    "answer": "harness.cli.answer",
+    "demo": "harness.cli.demo",
+}
+
+
+def _available() -> dict[str, object]:
+    found = {}
+    for name, path in COMMANDS.items():
+        try:
+            found[name] = importlib.import_module(path)
+        except ModuleNotFoundError as exc:
+            if exc.name != path:
+                raise
+    return found
+
+
+def build_parser(modules) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness",
+        description="Retrieval evaluation whose numbers are checkable claims.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module in modules.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser(_available())
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args._run(args) or 0)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: nothing half-written was kept", file=sys.stderr)
+        return 130

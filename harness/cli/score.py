@@ -1,0 +1,101 @@
+"""``python -m harness score``: score a TREC/JSONL run against qrels into a results directory."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from harness.canonical import sha256_file
+from harness.formats import FormatError, read_qrels, read_run, _lines
+from harness.measures import DEFAULT_MEASURES, resolve
+from harness.publish import add_warehouse_arguments, publish
+from harness.records import TIERS
+from harness.report import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
+from harness.results import SCHEMA_VERSION, write_results
+from harness.scoring import metric_engine_block, score
+
+HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--qrels", required=True, help="TREC qrels, BEIR qrels .tsv or .jsonl")
+    p.add_argument("--run", required=True, help="TREC run or .jsonl run")
+    p.add_argument("--out", required=True, help="results directory to write")
+    p.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
+                   help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
+    p.add_argument("--corpus-name", default=None, help="corpus name (default: the qrels file stem)")
+    p.add_argument("--tier", choices=TIERS, default="B",
+                   help="licence tier of the corpus (default B: doubt fails closed)")
+    p.add_argument("--licence", default="unknown", help="licence of the corpus (SPDX id)")
+    p.add_argument("--query-classes", default=None,
+                   help="TSV 'query_id<TAB>class' giving each query's class")
+    p.add_argument("--binary-relevance", action="store_true", help="collapse grades to 0/1")
+    p.add_argument("--preserve-order", action="store_true",
+                   help="score each list in file order instead of by score")
+    p.add_argument("--control-name", default=None, help="name of this run (default: --out's name)")
+    p.add_argument("--keep-rankings", type=int, default=100,
+                   help="top-k per query written to rankings.jsonl (default 100)")
+    add_warehouse_arguments(p)
+
+
+def read_query_classes(path) -> dict[str, str]:
+    classes = {}
+    for line, text in _lines(path):
+        parts = text.split("\t")
+        if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+            raise FormatError(path, line, None, "expected 'query_id<TAB>class'")
+        query_id, cls = parts[0].strip(), parts[1].strip()
+        if query_id in classes:
+            raise FormatError(path, line, "query_id", f"duplicate query id {query_id!r}")
+        classes[query_id] = cls
+    return classes
+
+
+def run(args) -> int:
+    started = time.perf_counter()
+    measures = resolve(args.measures)
+    qrels_file = read_qrels(args.qrels)
+    run_docs = read_run(args.run)
+    corpus = args.corpus_name or Path(args.qrels).stem
+    classes = read_query_classes(args.query_classes) if args.query_classes else {}
+    result = score(qrels_file.judgements, run_docs, [m.name for m in measures],
+                   binary=args.binary_relevance, preserve_order=args.preserve_order,
+                   keep_rankings=args.keep_rankings)
+    meta = {q: QueryMeta(corpus, classes.get(q)) for q in qrels_file.judgements}
+    tiers = {corpus: args.tier}
+    rows = build_rows(result, meta, tiers)
+    metrics = {
+        "schema_version": SCHEMA_VERSION,
+        "control_name": args.control_name or Path(args.out).name,
+        "corpora": [{
+            "name": corpus, "version": None, "licence": args.licence, "tier": args.tier,
+            "sha256": sha256_file(args.qrels), "files": None, "chunks": None,
+            "evidence": "declared on the command line" if args.tier == "A" else
+                        "not traced: tier given or defaulted on the command line",
+        }],
+        "index": None,
+        "retrieval": {"source": "run file", "run_sha256": sha256_file(args.run),
+                      "preserve_order": args.preserve_order},
+        "metric_engine": metric_engine_block(measures, args.preserve_order),
+        "relevance_policy": {"graded_from": "qrels", "gain": "linear",
+                             "binary": args.binary_relevance,
+                             "relevance_high": None, "relevance_low": None,
+                             "negative_labels": "judged non-relevant (relevance 0)"},
+        "judgements": {"queries_in_qrels": len(qrels_file.judgements),
+                       "judged_documents": result.judged_documents,
+                       "relevant_documents": result.relevant_documents,
+                       "negative_labels": result.negative_labels,
+                       "run_queries_not_in_qrels": len(result.queries_not_in_qrels)},
+        "rows": rows,
+    }
+    md = f"# {metrics['control_name']}\n\n" + metrics_table(rows, [m.name for m in measures])
+    out = write_results(
+        args.out, metrics, metrics_md=md,
+        per_query=per_query_rows(result, meta, tiers),
+        rankings=ranking_rows(result, meta),
+        runinfo={"elapsed_seconds": time.perf_counter() - started, "command": "score"},
+    )
+    print(md, end="")
+    print(f"\nwrote {out}")
+    publish(out, args)
+    return 0

@@ -1,0 +1,214 @@
+"""The results directory: the claim (metrics.json, metrics.md, per-query files) and the run
+record (runinfo.json), written atomically and read back with validation.
+
+Layout of one results directory::
+
+    metrics.json        the whole claim, canonical JSON (byte-identical on unchanged inputs)
+    metrics.md          the same table for a reader
+    per_query.jsonl     one row per query x measure (every delta can get an interval)
+    rankings.jsonl      the scored top-k per query (statistics and certificates read it)
+    runinfo.json        durations, latency samples, host: outside the claim
+
+Extra claim files (``calibration.jsonl``, ``answers.md`` ...) are passed in ``extra_files``.
+The directory is built beside its destination and renamed into place, so an interrupted
+run leaves the previous result (or nothing), never half of a new one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import shutil
+import socket
+from pathlib import Path
+from typing import Any, Mapping
+
+from harness.canonical import canonical_json, canonical_line, sha256_text
+from harness.formats import FormatError
+from harness.records import TIERS, most_restrictive_tier
+
+SCHEMA_VERSION = 1
+
+METRICS_JSON = "metrics.json"
+METRICS_MD = "metrics.md"
+PER_QUERY = "per_query.jsonl"
+RANKINGS = "rankings.jsonl"
+RUNINFO = "runinfo.json"
+
+#: top-level fields every metrics.json carries
+REQUIRED_FIELDS = (
+    "schema_version", "control_name", "corpora", "index", "retrieval", "metric_engine",
+    "relevance_policy", "rows",
+)
+CORPUS_FIELDS = ("name", "version", "licence", "tier", "sha256", "files", "chunks")
+ROW_FIELDS = ("corpus", "tier", "query_class", "n", "metrics", "queries_unanswered",
+              "queries_dropped_unjudgeable")
+PER_QUERY_FIELDS = ("corpus", "tier", "query_class", "query_id", "measure", "value")
+
+
+def run_id(metrics: Mapping) -> str:
+    """A run's id: the sha256 of its canonical metrics.json."""
+    return sha256_text(canonical_json(metrics))
+
+
+def host_info() -> dict:
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def _jsonl_text(rows) -> str:
+    return "".join(canonical_line(r) + "\n" for r in rows)
+
+
+def write_results(
+    out_dir,
+    metrics: Mapping[str, Any],
+    *,
+    metrics_md: str,
+    per_query: list[Mapping] | None = None,
+    rankings: list[Mapping] | None = None,
+    runinfo: Mapping[str, Any] | None = None,
+    extra_files: Mapping[str, str] | None = None,
+) -> Path:
+    """Validate ``metrics`` and write the whole directory atomically; returns its path."""
+    validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.staging-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    try:
+        files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
+        if per_query is not None:
+            files[PER_QUERY] = _jsonl_text(per_query)
+        if rankings is not None:
+            files[RANKINGS] = _jsonl_text(rankings)
+        for name, text in (extra_files or {}).items():
+            files[name] = text
+        info = dict(runinfo or {})
+        info.setdefault("host", host_info())
+        info["run_id"] = run_id(metrics)
+        files[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+        old = None
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.replace(out, old)
+        os.replace(staging, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _fail(source, field, message):
+    raise FormatError(source, None, field, message)
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
+    """Refuse a metrics.json that is incomplete or inconsistent, naming the field.
+
+    Checks: required fields, schema version, every corpus's tier is A/B/C, every row's
+    fields, finite metric values, each row's tier equals its corpus's tier (a pooled row
+    ``a+b`` must carry the most restrictive tier of a and b).
+    """
+    if not isinstance(doc, Mapping):
+        _fail(source, None, "metrics.json must be a JSON object")
+    for name in REQUIRED_FIELDS:
+        if name not in doc:
+            _fail(source, name, "missing")
+    if doc["schema_version"] != SCHEMA_VERSION:
+        _fail(source, "schema_version",
+              f"unsupported schema version {doc['schema_version']!r}; expected {SCHEMA_VERSION}")
+    if not isinstance(doc["corpora"], list) or not doc["corpora"]:
+        _fail(source, "corpora", "must be a non-empty list")
+    tiers: dict[str, str] = {}
+    for i, corpus in enumerate(doc["corpora"]):
+        for name in CORPUS_FIELDS:
+            if name not in corpus:
+                _fail(source, f"corpora[{i}].{name}", "missing")
+        if corpus["tier"] not in TIERS:
+            _fail(source, f"corpora[{i}].tier",
+                  f"unknown tier {corpus['tier']!r}; expected one of {sorted(TIERS)}")
+        if corpus["name"] in tiers:
+            _fail(source, f"corpora[{i}].name", f"corpus {corpus['name']!r} listed twice")
+        tiers[corpus["name"]] = corpus["tier"]
+    engine = doc["metric_engine"]
+    if not isinstance(engine, Mapping) or not engine.get("name") or not engine.get("version"):
+        _fail(source, "metric_engine", "must name the engine and its version")
+    if not isinstance(doc["rows"], list) or not doc["rows"]:
+        _fail(source, "rows", "must be a non-empty list")
+    for i, row in enumerate(doc["rows"]):
+        for name in ROW_FIELDS:
+            if name not in row:
+                _fail(source, f"rows[{i}].{name}", "missing")
+        names = str(row["corpus"]).split("+")
+        for name in names:
+            if name not in tiers:
+                _fail(source, f"rows[{i}].corpus", f"corpus {name!r} is not listed in corpora")
+        expected = most_restrictive_tier(tiers[n] for n in names)
+        if row["tier"] != expected:
+            _fail(source, f"rows[{i}].tier",
+                  f"tier {row['tier']!r} does not match corpus {row['corpus']!r} (tier {expected})")
+        if not isinstance(row["metrics"], Mapping) or not row["metrics"]:
+            _fail(source, f"rows[{i}].metrics", "must be a non-empty object")
+        for measure, value in row["metrics"].items():
+            if not _finite(value):
+                _fail(source, f"rows[{i}].metrics.{measure}", f"not a finite number: {value!r}")
+        for name in ("n", "queries_unanswered", "queries_dropped_unjudgeable"):
+            if isinstance(row[name], bool) or not isinstance(row[name], int) or row[name] < 0:
+                _fail(source, f"rows[{i}].{name}", f"must be a non-negative integer, got {row[name]!r}")
+
+
+def load_metrics(path) -> dict:
+    """Read and validate a metrics.json (a file or its results directory)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / METRICS_JSON
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+    validate_metrics(doc, source=str(path))
+    return doc
+
+
+def load_per_query(results_dir) -> list[dict]:
+    """Per-query rows of a results directory, validated line by line."""
+    from harness.formats import read_jsonl
+
+    path = Path(results_dir) / PER_QUERY
+    rows = []
+    for line, obj in read_jsonl(path):
+        for name in PER_QUERY_FIELDS:
+            if name not in obj:
+                raise FormatError(path, line, name, "missing")
+        if not _finite(obj["value"]):
+            raise FormatError(path, line, "value", f"not a finite number: {obj['value']!r}")
+        rows.append(obj)
+    return rows
+
+
+def load_jsonl_rows(results_dir, name: str) -> list[dict]:
+    from harness.formats import read_jsonl
+
+    return [obj for _, obj in read_jsonl(Path(results_dir) / name)]
