@@ -1,0 +1,244 @@
+"""Calibration data: ``calibration.jsonl`` in a results directory, one canonical line per query.
+
+Each line::
+
+    {"corpus": str, "tier": "A"|"B"|"C", "query_id": str, "query_class": str|null,
+     "stage": "retrieve"|"rerank",
+     "scores": [float, ...],        # top candidate scores of the stage that selects context,
+                                    # in the stage's order, at most K_MAX = 50
+     "relevant": [bool, ...],       # same length: is each candidate relevant (grade > 0)
+     "first_relevant_rank": int|null}  # 1-based rank among ALL candidates, null if none
+
+``harness bench`` builds rows with :func:`calibration_row` and writes them with
+:func:`calibration_text` (into ``write_results(extra_files=...)``) or
+:func:`write_calibration_rows`.  :func:`read_calibration` is strict: a bad line raises
+:class:`~harness.formats.FormatError` naming the file, line and field before anything is used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from harness.canonical import canonical_line, sha256_file
+from harness.certificates.serving import K_MAX
+from harness.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.records import TIERS
+
+CALIBRATION_JSONL = "calibration.jsonl"
+STAGES: tuple[str, ...] = ("retrieve", "rerank")
+FIELDS: tuple[str, ...] = ("corpus", "tier", "query_id", "query_class", "stage", "scores",
+                           "relevant", "first_relevant_rank")
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One query's calibration record (validated)."""
+
+    corpus: str
+    tier: str
+    query_id: str
+    query_class: str | None
+    stage: str
+    scores: tuple[float, ...]
+    relevant: tuple[bool, ...]
+    first_relevant_rank: int | None
+    #: line of the file the row was read from (0 when built in memory)
+    line: int = field(default=0, compare=False)
+
+    @property
+    def rank_in_list(self) -> int | None:
+        """1-based rank of the first relevant candidate within ``scores``, else None."""
+        rank = self.first_relevant_rank
+        return rank if rank is not None and rank <= len(self.scores) else None
+
+    @property
+    def top_score(self) -> float | None:
+        return self.scores[0] if self.scores else None
+
+    def to_dict(self) -> dict:
+        return {
+            "corpus": self.corpus, "tier": self.tier, "query_id": self.query_id,
+            "query_class": self.query_class, "stage": self.stage,
+            "scores": list(self.scores), "relevant": list(self.relevant),
+            "first_relevant_rank": self.first_relevant_rank,
+        }
+
+
+def validate_row(obj: Mapping, path="<calibration row>", line: int | None = None) -> CalibrationRow:
+    """A :class:`CalibrationRow` from a decoded line, or FormatError naming the field."""
+    def fail(name, message):
+        raise FormatError(path, line, name, message)
+
+    if not isinstance(obj, Mapping):
+        fail(None, f"expected a JSON object, got {type(obj).__name__}")
+    unknown = sorted(set(obj) - set(FIELDS))
+    if unknown:
+        fail(unknown[0], f"unknown field; expected only {sorted(FIELDS)}")
+    for name in FIELDS:
+        if name not in obj:
+            fail(name, "missing")
+    for name in ("corpus", "query_id"):
+        if not isinstance(obj[name], str) or not obj[name]:
+            fail(name, f"must be a non-empty string, got {obj[name]!r}")
+    if obj["tier"] not in TIERS:
+        fail("tier", f"unknown tier {obj['tier']!r}; expected one of {sorted(TIERS)}")
+    cls = obj["query_class"]
+    if cls is not None and (not isinstance(cls, str) or not cls):
+        fail("query_class", f"must be a non-empty string or null, got {cls!r}")
+    if obj["stage"] not in STAGES:
+        fail("stage", f"unknown stage {obj['stage']!r}; expected one of {sorted(STAGES)}")
+    scores = obj["scores"]
+    if not isinstance(scores, list):
+        fail("scores", f"must be a list of numbers, got {type(scores).__name__}")
+    if len(scores) > K_MAX:
+        fail("scores", f"holds {len(scores)} candidates; at most K_MAX = {K_MAX}")
+    for i, value in enumerate(scores):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            fail(f"scores[{i}]", f"must be a finite number, got {value!r}")
+    relevant = obj["relevant"]
+    if not isinstance(relevant, list) or len(relevant) != len(scores):
+        fail("relevant", f"must be a list of {len(scores)} booleans (one per score)")
+    for i, value in enumerate(relevant):
+        if not isinstance(value, bool):
+            fail(f"relevant[{i}]", f"must be true or false, got {value!r}")
+    rank = obj["first_relevant_rank"]
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+        fail("first_relevant_rank", f"must be a positive integer or null, got {rank!r}")
+    first_in_list = next((i + 1 for i, r in enumerate(relevant) if r), None)
+    if first_in_list is not None and rank != first_in_list:
+        fail("first_relevant_rank",
+             f"is {rank!r} but the first relevant candidate in 'relevant' is at rank {first_in_list}")
+    if first_in_list is None and rank is not None and rank <= len(scores):
+        fail("first_relevant_rank",
+             f"is {rank} but 'relevant' marks no relevant candidate among the first {len(scores)}")
+    return CalibrationRow(obj["corpus"], obj["tier"], obj["query_id"], cls, obj["stage"],
+                          tuple(float(s) for s in scores), tuple(relevant), rank, line or 0)
+
+
+def calibration_row(*, corpus: str, tier: str, query_id: str, query_class: str | None,
+                    stage: str, scores: Sequence[float], relevant: Sequence[bool],
+                    first_relevant_rank: int | None = None, k_max: int = K_MAX) -> dict:
+    """One validated calibration line (a dict) from a stage's candidate list.
+
+    ``scores`` and ``relevant`` may hold every candidate of the stage (in its order): the
+    first relevant rank is taken over all of them, then both lists are cut to ``k_max``.
+    Pass ``first_relevant_rank`` when it is known from a longer list than the one given.
+    """
+    if len(scores) != len(relevant):
+        raise ValueError(f"query {query_id!r}: {len(scores)} scores but {len(relevant)} relevance flags")
+    if not 1 <= k_max <= K_MAX:
+        raise ValueError(f"k_max must be in 1..{K_MAX}, got {k_max}")
+    flags = [bool(r) for r in relevant]
+    if first_relevant_rank is None:
+        first_relevant_rank = next((i + 1 for i, r in enumerate(flags) if r), None)
+    row = {
+        "corpus": corpus, "tier": tier, "query_id": query_id, "query_class": query_class,
+        "stage": stage, "scores": [float(s) for s in scores[:k_max]], "relevant": flags[:k_max],
+        "first_relevant_rank": first_relevant_rank,
+    }
+    validate_row(row, f"<calibration row for query {query_id!r}>")
+    return row
+
+
+def _sorted_checked(rows: Iterable[Mapping]) -> list[dict]:
+    checked = [validate_row(r, "<calibration rows>", i + 1).to_dict() for i, r in enumerate(rows)]
+    if not checked:
+        raise ValueError("no calibration rows to write: a calibration file holds at least one query")
+    checked.sort(key=lambda r: (r["corpus"], r["query_id"]))
+    for a, b in zip(checked, checked[1:]):
+        if (a["corpus"], a["query_id"]) == (b["corpus"], b["query_id"]):
+            raise ValueError(f"duplicate calibration row for corpus {a['corpus']!r}, "
+                             f"query {a['query_id']!r}")
+    return checked
+
+
+def calibration_text(rows: Iterable[Mapping]) -> str:
+    """Canonical JSONL text of ``rows``, sorted by (corpus, query_id), each line validated."""
+    return "".join(canonical_line(r) + "\n" for r in _sorted_checked(rows))
+
+
+def write_calibration_rows(path, rows: Iterable[Mapping]) -> Path:
+    """Write ``rows`` as canonical ``calibration.jsonl`` atomically; returns the path."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CALIBRATION_JSONL
+    _atomic_write_text(path, calibration_text(rows))
+    return path
+
+
+def read_calibration(path) -> list[CalibrationRow]:
+    """Every row of a ``calibration.jsonl`` (a file or its results directory), strictly.
+
+    Refuses: an unknown or missing field, a wrong type, more than K_MAX scores, lists of
+    different lengths, a first relevant rank that contradicts ``relevant``, a duplicate
+    ``(corpus, query_id)``, and rows from two stages in one file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / CALIBRATION_JSONL
+    rows: list[CalibrationRow] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, obj in read_jsonl(path):
+        row = validate_row(obj, path, line)
+        key = (row.corpus, row.query_id)
+        if key in seen:
+            raise FormatError(path, line, "query_id",
+                              f"duplicate row for corpus {row.corpus!r}, query {row.query_id!r}; "
+                              f"first seen on line {seen[key]}")
+        seen[key] = line
+        if rows and row.stage != rows[0].stage:
+            raise FormatError(path, line, "stage",
+                              f"stage {row.stage!r} differs from {rows[0].stage!r} on earlier lines: "
+                              "a certificate is calibrated on one stage")
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class CalibrationRun:
+    """The calibration rows of one results directory with the claim they belong to."""
+
+    rows: tuple[CalibrationRow, ...]
+    metrics: dict
+    run_id: str
+    calibration_sha256: str
+
+    @property
+    def stage(self) -> str:
+        return self.rows[0].stage
+
+
+def load_calibration_run(results_dir) -> CalibrationRun:
+    """Rows of ``results_dir/calibration.jsonl`` checked against its metrics.json.
+
+    Every row's corpus must be listed in metrics.json with the same tier, and the rows'
+    stage must match ``retrieval.stage`` when metrics.json states one.
+    """
+    from harness.results import METRICS_JSON, load_metrics, run_id
+
+    results_dir = Path(results_dir)
+    metrics = load_metrics(results_dir)
+    path = results_dir / CALIBRATION_JSONL
+    if not path.is_file():
+        raise FormatError(path, None, None,
+                          "no such file: the run recorded no calibration data (rerun the bench)")
+    rows = read_calibration(path)
+    tiers = {c["name"]: c["tier"] for c in metrics["corpora"]}
+    for row in rows:
+        if row.corpus not in tiers:
+            raise FormatError(path, row.line, "corpus",
+                              f"corpus {row.corpus!r} is not listed in {METRICS_JSON} "
+                              f"(listed: {sorted(tiers)})")
+        if row.tier != tiers[row.corpus]:
+            raise FormatError(path, row.line, "tier",
+                              f"tier {row.tier!r} differs from {METRICS_JSON}'s tier "
+                              f"{tiers[row.corpus]!r} for corpus {row.corpus!r}")
+    stage = (metrics.get("retrieval") or {}).get("stage")
+    if stage is not None and stage != rows[0].stage:
+        raise FormatError(path, rows[0].line, "stage",
+                          f"rows are from stage {rows[0].stage!r} but {METRICS_JSON} says "
+                          f"retrieval.stage = {stage!r}")
+    return CalibrationRun(tuple(rows), metrics, run_id(metrics), sha256_file(path))

@@ -1,0 +1,144 @@
+"""Certificate and PPI documents: their schema, validation, and canonical reading and writing.
+
+Every document is canonical JSON with a ``kind`` field (``certificate`` or ``ppi``) so the
+warehouse can ingest it; ``document_id`` is the sha256 of the canonical document without
+that field, so the same inputs and seed give the same id and the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Mapping
+
+from harness.canonical import canonical_json, sha256_text
+from harness.formats import FormatError, _atomic_write_text
+from harness.records import TIERS
+
+SCHEMA_VERSION = 1
+KINDS: tuple[str, ...] = ("certificate", "ppi")
+CERTIFICATE_STATUSES: tuple[str, ...] = ("valid", "degenerate")
+
+_COMMON = ("kind", "schema_version", "document_id")
+#: required fields per certificate type (beyond the common ones)
+CERTIFICATE_FIELDS: dict[str, tuple[str, ...]] = {
+    "coverage": ("type", "status", "reason", "method", "alpha", "k_max", "temperature",
+                 "threshold", "tuning", "calibration", "fixed_k", "heldout", "seed", "splits",
+                 "fingerprint", "tier", "sources"),
+    "risk": ("type", "status", "reason", "method", "target", "delta", "lambda", "context_k",
+             "calibration", "heldout", "seed", "splits", "fingerprint", "tier", "sources"),
+}
+PPI_FIELDS: tuple[str, ...] = ("method", "alpha", "estimate", "interval", "lambda", "judge_bias",
+                               "effective_labels", "labelled", "unlabelled", "labels_only",
+                               "judge_only", "inputs", "corpus", "tier")
+
+
+def with_id(doc: Mapping) -> dict:
+    """``doc`` with ``document_id`` = sha256 of its canonical form without the id."""
+    body = {k: v for k, v in doc.items() if k != "document_id"}
+    return {**body, "document_id": sha256_text(canonical_json(body))}
+
+
+def _fail(source, field, message):
+    raise FormatError(source, None, field, message)
+
+
+def _number(doc, name, source, *, nullable=False, lo=-math.inf, hi=math.inf):
+    value = doc.get(name)
+    if value is None and nullable:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not lo <= value <= hi:
+        _fail(source, name, f"must be a finite number in [{lo}, {hi}]"
+                            f"{' or null' if nullable else ''}, got {value!r}")
+
+
+def validate_document(doc: Mapping, source: str = "<document>") -> dict:
+    """Refuse a certificate or PPI document that is incomplete or inconsistent, naming the field."""
+    if not isinstance(doc, Mapping):
+        _fail(source, None, "a document must be a JSON object")
+    for name in _COMMON:
+        if name not in doc:
+            _fail(source, name, "missing")
+    if doc["kind"] not in KINDS:
+        _fail(source, "kind", f"unknown kind {doc['kind']!r}; expected one of {sorted(KINDS)}")
+    if doc["schema_version"] != SCHEMA_VERSION:
+        _fail(source, "schema_version",
+              f"unsupported schema version {doc['schema_version']!r}; expected {SCHEMA_VERSION}")
+    if doc["document_id"] != with_id(doc)["document_id"]:
+        _fail(source, "document_id", "does not match the document's content (edited by hand?)")
+    if doc["kind"] == "ppi":
+        for name in PPI_FIELDS:
+            if name not in doc:
+                _fail(source, name, "missing")
+        if doc["tier"] not in TIERS:
+            _fail(source, "tier", f"unknown tier {doc['tier']!r}; expected one of {sorted(TIERS)}")
+        _number(doc, "estimate", source)
+        _number(doc, "lambda", source, lo=0, hi=1)
+        return dict(doc)
+    kind = doc.get("type")
+    if kind not in CERTIFICATE_FIELDS:
+        _fail(source, "type", f"unknown certificate type {kind!r}; expected one of "
+                              f"{sorted(CERTIFICATE_FIELDS)}")
+    for name in CERTIFICATE_FIELDS[kind]:
+        if name not in doc:
+            _fail(source, name, "missing")
+    if doc["status"] not in CERTIFICATE_STATUSES:
+        _fail(source, "status", f"unknown status {doc['status']!r}; expected one of "
+                                f"{sorted(CERTIFICATE_STATUSES)}")
+    if doc["tier"] not in TIERS:
+        _fail(source, "tier", f"unknown tier {doc['tier']!r}; expected one of {sorted(TIERS)}")
+    if kind == "coverage":
+        _number(doc, "alpha", source, lo=0, hi=1)
+        _number(doc, "temperature", source, lo=1e-10)
+        _number(doc, "threshold", source, nullable=True, lo=0)
+        if doc["status"] == "valid" and doc["threshold"] is None:
+            _fail(source, "threshold", "a valid coverage certificate needs a threshold")
+        if doc["status"] == "degenerate" and doc["threshold"] is not None:
+            _fail(source, "threshold", "a degenerate coverage certificate certifies no threshold")
+    else:
+        _number(doc, "target", source, lo=0, hi=1)
+        _number(doc, "delta", source, lo=0, hi=1)
+        _number(doc, "lambda", source, nullable=True)
+        if (doc["status"] == "valid") != (doc["lambda"] is not None):
+            _fail(source, "lambda", "must be a number exactly when the status is valid")
+    return dict(doc)
+
+
+def load_document(path) -> dict:
+    """Read and validate a certificate or PPI document."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+    return validate_document(doc, str(path))
+
+
+def load_certificate(path) -> dict:
+    doc = load_document(path)
+    if doc["kind"] != "certificate":
+        raise FormatError(path, None, "kind", f"expected a certificate, got kind {doc['kind']!r}")
+    return doc
+
+
+def write_document(path, doc: Mapping) -> Path:
+    """Validate ``doc`` and write it as canonical JSON, atomically."""
+    validate_document(doc, str(path))
+    _atomic_write_text(path, canonical_json(dict(doc)))
+    return Path(path)
+
+
+def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> list[float] | None:
+    """Exact binomial interval (Clopper & Pearson, Biometrika 1934); None when ``n == 0``."""
+    from scipy.stats import beta
+
+    if n == 0:
+        return None
+    a = 1 - confidence
+    lo = 0.0 if successes == 0 else float(beta.ppf(a / 2, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(beta.ppf(1 - a / 2, successes + 1, n - successes))
+    return [lo, hi]

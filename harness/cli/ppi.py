@@ -1,0 +1,38 @@
+"""``python -m harness ppi --judge FILE --labels FILE``: a judge's mean, corrected by hand labels."""
+
+from __future__ import annotations
+
+HELP = "prediction-powered estimate (PPI++) of a mean from judge scores and a few hand labels"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--judge", required=True, help="JSONL {item_id, score in [0, 1]} for every item")
+    p.add_argument("--labels", default=None,
+                   help="JSONL {item_id, label}: the hand-labelled items (required to estimate)")
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - interval level (default 0.05)")
+    p.add_argument("--corpus", default=None, help="corpus the items come from (recorded)")
+    p.add_argument("--tier", choices=("A", "B", "C"), default="B",
+                   help="licence tier of that corpus (default B: doubt fails closed)")
+    p.add_argument("--out", default=None, help="write the ppi JSON document here")
+
+
+def run(args) -> int:
+    from harness.certificates.documents import write_document
+    from harness.certificates.ppi import ppi_document, ppi_from_files
+
+    result, inputs = ppi_from_files(args.judge, args.labels, alpha=args.alpha)
+    level = f"{1 - args.alpha:.0%}"
+    lo, hi = result.interval
+    llo, lhi = result.labels_only_interval
+    bias = result.judge_bias
+    print(f"judge alone       {result.judge_only:.3f} (no validity: the judge's opinion)")
+    print(f"hand labels only  {result.labels_only:.3f} [{llo:.3f}, {lhi:.3f}] n={result.labelled}")
+    print(f"PPI               {result.estimate:.3f} [{lo:.3f}, {hi:.3f}] ({level}) "
+          f"lambda={result.lam:.2f}")
+    print(f"judge bias        {bias:+.3f} ({'optimistic' if bias > 0 else 'pessimistic' if bias < 0 else 'none'})")
+    print(f"effective labels  {result.effective_labels:.0f} (from {result.labelled} written, "
+          f"{result.unlabelled} judged only)")
+    if args.out:
+        write_document(args.out, ppi_document(result, inputs, corpus=args.corpus, tier=args.tier))
+        print(f"wrote {args.out}")
+    return 0
