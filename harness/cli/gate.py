@@ -1,0 +1,144 @@
+"""``python -m harness gate``: pass/fail a measure against a threshold, for CI.
+
+Exit 0 pass, 1 fail (``undecided`` fails).  A Markdown summary is appended to ``--summary``
+or, when that is not given, to ``$GITHUB_STEP_SUMMARY`` if it is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HELP = "gate a measure on a threshold (point | ci-lower | regression | sequential); exit 0 pass, 1 fail"
+
+POLICY_NAMES = ("point", "ci-lower", "regression", "sequential")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--policy", choices=POLICY_NAMES, default="point", help="gate policy (default point)")
+    p.add_argument("--measure", required=True, help="canonical measure name, e.g. nDCG@10")
+    p.add_argument("--threshold", type=float, required=True, help="the line the measure must clear")
+    src = p.add_argument_group("what is gated (one of)")
+    src.add_argument("--results", default=None, help="a results directory (per_query.jsonl)")
+    src.add_argument("--qrels", default=None, help="qrels file (with --run): each query scored lazily")
+    src.add_argument("--run", default=None, help="run file (with --qrels)")
+    p.add_argument("--control", default=None, help="recorded control results directory (regression)")
+    p.add_argument("--corpus", default=None,
+                   help="corpus of the slice (default: the only one, else the pooled row)")
+    p.add_argument("--class", dest="query_class", default="all", help="query class (default all)")
+    p.add_argument("--corpus-name", default=None, help="with --qrels: corpus name (default: qrels stem)")
+    p.add_argument("--query-classes", default=None, help="with --qrels: TSV 'query_id<TAB>class'")
+    p.add_argument("--binary-relevance", action="store_true", help="with --qrels: collapse grades to 0/1")
+    p.add_argument("--preserve-order", action="store_true", help="with --qrels: score lists in file order")
+    p.add_argument("--alpha", type=float, default=0.05, help="error level (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed: query order, resamples, sign flips")
+    p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (ci-lower)")
+    p.add_argument("--permutations", type=int, default=10000, help="sign flips (regression)")
+    p.add_argument("--budget", type=int, default=None, help="sequential: most queries to score")
+    p.add_argument("--summary", default=None, help="append the Markdown summary to this file")
+    p.add_argument("--json", action="store_true", help="print the gate document as JSON")
+
+
+def _default_corpus(corpora):
+    from harness.report import pooled_name
+
+    return corpora[0] if len(corpora) == 1 else pooled_name(corpora)
+
+
+def _results_stream(args):
+    from harness.results import PER_QUERY, load_metrics, load_per_query
+    from harness.stats.intervals import MEAN_TOLERANCE
+    from harness.stats.perquery import PerQueryIndex
+    from harness.stats.sequential import QueryStream
+
+    metrics = load_metrics(args.results)
+    index = PerQueryIndex(load_per_query(args.results), source=f"{args.results}/{PER_QUERY}")
+    corpus = args.corpus or _default_corpus(index.corpora)
+    sel = index.select(corpus, args.query_class, args.measure)
+    for row in metrics["rows"]:
+        if row["corpus"] == corpus and row["query_class"] == args.query_class \
+                and args.measure in row["metrics"] \
+                and abs(float(row["metrics"][args.measure]) - sel.mean) > MEAN_TOLERANCE:
+            raise ValueError(f"{args.results}: per_query.jsonl and metrics.json disagree on "
+                             f"{corpus}/{args.query_class}/{args.measure}")
+    values = dict(zip(sel.keys, sel.values.tolist()))
+    seed = args.seed if args.policy == "sequential" else None
+    return corpus, QueryStream.from_values(values, seed=seed, label=str(args.results))
+
+
+def _qrels_stream(args):
+    from harness.cli.score import read_query_classes
+    from harness.formats import read_qrels, read_run
+    from harness.measures import resolve
+    from harness.stats.sequential import QueryStream
+
+    resolve([args.measure])
+    qrels = read_qrels(args.qrels).judgements
+    run = read_run(args.run)
+    corpus = args.corpus_name or Path(args.qrels).stem
+    if args.corpus and args.corpus != corpus:
+        raise ValueError(f"--corpus {args.corpus!r} does not name the qrels corpus {corpus!r} "
+                         "(set it with --corpus-name)")
+    ids = sorted(qrels)
+    if args.query_class != "all":
+        if not args.query_classes:
+            raise ValueError(f"--class {args.query_class} with --qrels needs --query-classes TSV")
+        classes = read_query_classes(args.query_classes)
+        ids = [q for q in ids if classes.get(q) == args.query_class]
+        if not ids:
+            raise ValueError(f"{args.query_classes}: no qrels query has class {args.query_class!r}")
+    seed = args.seed if args.policy == "sequential" else None
+    stream = QueryStream.from_qrels_run(qrels, run, args.measure, binary=args.binary_relevance,
+                                        preserve_order=args.preserve_order, seed=seed, query_ids=ids,
+                                        label=f"{args.qrels} x {args.run}")
+    return corpus, stream
+
+
+def _control_values(args, corpus) -> dict:
+    """The control's values on the slice, keyed by ``(corpus, query_id)``."""
+    from harness.results import PER_QUERY, load_per_query
+    from harness.stats.perquery import PerQueryIndex
+
+    index = PerQueryIndex(load_per_query(args.control), source=f"{args.control}/{PER_QUERY}")
+    sel = index.select(corpus, args.query_class, args.measure)
+    return dict(zip(sel.keys, sel.values.tolist()))
+
+
+def run(args) -> int:
+    from harness.stats.gate import GateSpec, run_gate
+    from harness.stats.markdown import gate_summary
+
+    if bool(args.results) == bool(args.qrels or args.run):
+        raise ValueError("gate needs exactly one source: --results DIR, or --qrels FILE with --run FILE")
+    if bool(args.qrels) != bool(args.run):
+        raise ValueError("--qrels and --run go together")
+    if args.policy == "regression" and not args.control:
+        raise ValueError("--policy regression needs --control DIR (a recorded control run)")
+    if args.results:
+        corpus, stream = _results_stream(args)
+        source = str(args.results)
+    else:
+        corpus, stream = _qrels_stream(args)
+        source = f"{args.qrels} x {args.run}"
+    control = None
+    if args.control:
+        control = _control_values(args, corpus)
+        if not args.results:  # qrels mode: the stream's keys are bare query ids
+            control = {qid: v for (_, qid), v in control.items()}
+    spec = GateSpec(measure=args.measure, threshold=args.threshold, corpus=corpus,
+                    query_class=args.query_class, stream=stream, control=control, alpha=args.alpha,
+                    seed=args.seed, resamples=args.resamples, permutations=args.permutations,
+                    budget=args.budget, source=source)
+    result = run_gate(args.policy, spec)
+    summary = gate_summary(result)
+    if args.json:
+        from harness.canonical import canonical_json
+
+        print(canonical_json(result.to_dict()), end="")
+    else:
+        print(summary, end="")
+    target = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(summary + "\n")
+    return 0 if result.passed else 1

@@ -1,0 +1,358 @@
+"""Paired randomization test over queries, Holm's correction, and ``comparisons.json``.
+
+**Test** (Smucker, Allan & Carterette, CIKM 2007): under the null hypothesis that the two
+systems are exchangeable on every query, each per-query difference ``d_i = arm_i -
+control_i`` is as likely to carry either sign.  The statistic is ``|sum d_i|``; the p-value
+is the share of the ``2^k`` sign assignments (k = discordant queries, those with
+``d_i != 0``; ties contribute nothing) whose statistic is at least the observed one.
+
+* ``k <= 16``: exact enumeration of all ``2^k`` assignments.
+* larger ``k``: seeded Monte Carlo over ``N`` random assignments, ``p = (b + 1) / (N + 1)``
+  with ``b`` the assignments at least as extreme (Phipson & Smyth 2010: never 0).
+
+The identity assignment and its mirror are always at least as extreme, so the smallest p
+any outcome can produce is ``2 / 2^k = 2^(1-k)``: three discordant queries give 0.25.  A
+comparison whose floor exceeds alpha **cannot be significant** - a property of the
+labels, distinct from a test that ran and was **not significant**.
+
+**Holm** (1979, Scand. J. Statist. 6:65-70): the m arms compared on one measure in one
+corpus x class slice form a family; sorted ascending, ``p_(j)`` is adjusted to
+``min(1, max_{i<=j} (m - i + 1) p_(i))``.  It controls the family-wise error at alpha under
+any dependence between the arms.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from harness.records import most_restrictive_tier
+from harness.results import PER_QUERY, load_metrics, load_per_query, run_id
+from harness.stats.documents import COMPARISONS_KIND, SCHEMA_VERSION
+from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
+                                     resample_sums)
+from harness.stats.perquery import PerQueryIndex
+from harness.stats.seeding import STREAM_RULE, check_seed, derive_rng
+
+log = logging.getLogger(__name__)
+
+#: exact enumeration up to 2^16 = 65,536 sign assignments
+EXACT_MAX_DISCORDANT = 16
+#: sign-matrix entries held in memory at once
+SIGN_BLOCK = 1 << 21
+#: relative slack when comparing a resampled statistic with the observed one, so two
+#: float sums of the same numbers in different orders count as equal
+RELATIVE_TOLERANCE = 1e-10
+
+VERDICTS = ("significant", "not significant", "cannot be significant")
+TEST_NAME = "paired randomization test (sign flips over per-query differences; Smucker et al. 2007)"
+CORRECTION = "holm across the arms compared on one measure in one corpus x class slice"
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """One arm against its control on one measure over paired queries."""
+
+    n: int
+    discordant: int
+    improved: int
+    worsened: int
+    #: mean of arm - control
+    delta: float
+    p: float
+    #: ``exact`` or ``monte-carlo``
+    method: str
+    permutations: int | None
+    #: the smallest p any outcome on these discordant pairs could produce
+    p_floor: float
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "discordant": self.discordant, "improved": self.improved,
+                "worsened": self.worsened, "delta": self.delta, "p": self.p,
+                "method": self.method, "permutations": self.permutations, "p_floor": self.p_floor}
+
+
+def p_floor(discordant: int) -> float:
+    """Smallest attainable two-sided p of a sign-flip test on ``discordant`` pairs: ``2^(1-k)``."""
+    if discordant < 0:
+        raise ValueError(f"discordant must be >= 0, got {discordant}")
+    return 1.0 if discordant == 0 else 2.0 ** (1 - discordant)
+
+
+def _tolerance(d: np.ndarray) -> np.ndarray | float:
+    return RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(d).sum(axis=0))
+
+
+def exact_p(differences: Sequence[float]) -> float:
+    """Exact two-sided sign-flip p-value, enumerating every assignment of the nonzero diffs."""
+    d = np.asarray(differences, dtype=np.float64)
+    d = d[d != 0]
+    k = d.size
+    if k == 0:
+        return 1.0
+    if k > 24:
+        raise ValueError(f"exact enumeration of 2^{k} sign assignments is too large; use Monte Carlo")
+    bits = (np.arange(2 ** k, dtype=np.int64)[:, None] >> np.arange(k)) & 1
+    stats = (1.0 - 2.0 * bits) @ d
+    observed = abs(d.sum())
+    extreme = np.count_nonzero(np.abs(stats) >= observed - _tolerance(d))
+    return float(extreme / 2 ** k)
+
+
+def monte_carlo_p(differences: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """Monte Carlo sign-flip p-values ``(b + 1) / (N + 1)`` for each column of ``(n, m)``.
+
+    All columns share one stream of random sign vectors (over the same n queries); the
+    stream depends only on ``n`` and ``permutations``.
+    """
+    d = np.atleast_2d(np.asarray(differences, dtype=np.float64))
+    if d.ndim != 2:
+        raise ValueError("differences must be (queries, columns)")
+    n, m = d.shape
+    observed = np.abs(d.sum(axis=0))
+    threshold = observed - _tolerance(d)
+    extreme = np.zeros(m, dtype=np.int64)
+    nbytes = (n + 7) // 8
+    block = max(1, SIGN_BLOCK // n)
+    for start in range(0, permutations, block):
+        size = min(block, permutations - start)
+        raw = rng.integers(0, 256, size=(size, nbytes), dtype=np.uint8)
+        signs = 1.0 - 2.0 * np.unpackbits(raw, axis=1, count=n).astype(np.float64)
+        extreme += np.count_nonzero(np.abs(signs @ d) >= threshold, axis=0)
+    return (extreme + 1) / (permutations + 1)
+
+
+def _check_permutations(permutations) -> int:
+    if isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer)) \
+            or permutations < 100:
+        raise ValueError(f"permutations must be an integer >= 100, got {permutations!r}")
+    return int(permutations)
+
+
+def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000,
+                           rng: np.random.Generator,
+                           exact_max: int = EXACT_MAX_DISCORDANT) -> list[PairedTest]:
+    """One test per column of per-query differences ``(n, m)`` (arm - control).
+
+    Columns with at most ``exact_max`` discordant queries are enumerated exactly; the rest
+    share one Monte Carlo stream of sign vectors drawn from ``rng``.
+    """
+    diffs = np.asarray(differences, dtype=np.float64)
+    if diffs.ndim != 2 or diffs.shape[0] == 0:
+        raise ValueError(f"differences must be a non-empty (queries, columns) array, got {diffs.shape}")
+    if not np.all(np.isfinite(diffs)):
+        raise ValueError("per-query values must be finite")
+    permutations = _check_permutations(permutations)
+    discordant = np.count_nonzero(diffs, axis=0)
+    mc_cols = [j for j in range(diffs.shape[1]) if discordant[j] > exact_max]
+    mc_p = dict(zip(mc_cols, monte_carlo_p(diffs[:, mc_cols], permutations, rng))) if mc_cols else {}
+    out = []
+    for j in range(diffs.shape[1]):
+        d = diffs[:, j]
+        k = int(discordant[j])
+        if j in mc_p:
+            p, method, perms = float(mc_p[j]), "monte-carlo", permutations
+            floor = max(p_floor(k), 1.0 / (permutations + 1))
+        else:
+            p, method, perms = exact_p(d), "exact", None
+            floor = p_floor(k)
+        out.append(PairedTest(n=int(d.size), discordant=k, improved=int(np.count_nonzero(d > 0)),
+                              worsened=int(np.count_nonzero(d < 0)), delta=float(d.mean()),
+                              p=p, method=method, permutations=perms, p_floor=floor))
+    return out
+
+
+def paired_tests(control: Sequence[float], arms: np.ndarray, *, permutations: int = 10000,
+                 rng: np.random.Generator, exact_max: int = EXACT_MAX_DISCORDANT) -> list[PairedTest]:
+    """Test each row of ``arms`` (``(m, n)``) against ``control`` (``(n,)``) on paired queries."""
+    ctl = np.asarray(control, dtype=np.float64)
+    arm = np.atleast_2d(np.asarray(arms, dtype=np.float64))
+    if ctl.ndim != 1 or arm.shape[1] != ctl.size:
+        raise ValueError(f"{arm.shape[1]} arm values per row but {ctl.size} control values")
+    return tests_from_differences((arm - ctl[None, :]).T, permutations=permutations, rng=rng,
+                                  exact_max=exact_max)
+
+
+def paired_randomization_test(control: Sequence[float], candidate: Sequence[float], *,
+                              permutations: int = 10000, seed: int = 0,
+                              exact_max: int = EXACT_MAX_DISCORDANT) -> PairedTest:
+    """One paired sign-flip test of ``candidate`` against ``control`` (same query order)."""
+    ctl = np.asarray(control, dtype=np.float64)
+    cand = np.asarray(candidate, dtype=np.float64)
+    if ctl.ndim != 1 or cand.shape != ctl.shape or ctl.size == 0:
+        raise ValueError(f"paired test: need two equal-length non-empty vectors, got {ctl.shape} "
+                         f"and {cand.shape}")
+    return paired_tests(ctl, cand[None, :], permutations=permutations,
+                        rng=derive_rng(seed, "randomization"), exact_max=exact_max)[0]
+
+
+def holm(pvalues: Iterable[float]) -> list[float]:
+    """Holm-adjusted p-values, in the input order (R's ``p.adjust(p, "holm")``)."""
+    p = np.asarray(list(pvalues), dtype=np.float64)
+    if p.size and (np.any(p < 0) or np.any(p > 1) or not np.all(np.isfinite(p))):
+        raise ValueError(f"p-values must lie in [0, 1], got {p.tolist()}")
+    m = p.size
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(np.argsort(p, kind="stable")):
+        running = max(running, (m - rank) * p[i])
+        adjusted[i] = min(1.0, running)
+    return adjusted.tolist()
+
+
+def verdict(p_adjusted: float, floor: float, alpha: float) -> str:
+    """``cannot be significant`` (floor > alpha), ``significant`` or ``not significant``."""
+    if floor > alpha:
+        return "cannot be significant"
+    return "significant" if p_adjusted <= alpha else "not significant"
+
+
+# --------------------------------------------------------------------------- comparisons.json
+
+
+@dataclass
+class _Run:
+    path: Path
+    name: str
+    run_id: str
+    index: PerQueryIndex
+
+
+def _load_run(results_dir) -> _Run:
+    path = Path(results_dir)
+    metrics = load_metrics(path)
+    index = PerQueryIndex(load_per_query(path), source=str(path / PER_QUERY))
+    return _Run(path, str(metrics["control_name"]), run_id(metrics), index)
+
+
+def _check_paired(control: _Run, arm: _Run) -> None:
+    """The arm must have scored exactly the control's queries, in the same classes."""
+    for corpus in sorted(set(control.index.corpora) | set(arm.index.corpora)):
+        ctl_keys = set(control.index.keys(corpus, "all")) if corpus in control.index.corpora else set()
+        arm_keys = set(arm.index.keys(corpus, "all")) if corpus in arm.index.corpora else set()
+        if ctl_keys != arm_keys:
+            only_ctl, only_arm = sorted(ctl_keys - arm_keys), sorted(arm_keys - ctl_keys)
+            raise ValueError(
+                f"{arm.path / PER_QUERY}: arm {arm.name!r} did not score the control's queries on "
+                f"corpus {corpus!r}: {len(only_ctl)} only in the control {[q for _, q in only_ctl[:3]]}, "
+                f"{len(only_arm)} only in the arm {[q for _, q in only_arm[:3]]}; a delta over different "
+                f"query sets is not paired")
+        for key in sorted(ctl_keys):
+            if control.index.query_class(key) != arm.index.query_class(key):
+                raise ValueError(
+                    f"{arm.path / PER_QUERY}: query {key[1]!r} of corpus {key[0]!r} has class "
+                    f"{arm.index.query_class(key)!r} in arm {arm.name!r} but "
+                    f"{control.index.query_class(key)!r} in the control")
+
+
+def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None = None, *,
+                 seed: int = 0, permutations: int = 10000, alpha: float = 0.05,
+                 confidence: float = 0.95, resamples: int = 10000, interval_method: str = "bca",
+                 exact_max: int = EXACT_MAX_DISCORDANT, progress: bool | None = None) -> dict:
+    """The ``comparisons.json`` document: every arm against the control, paired by
+    ``(corpus, query_id)``, per corpus x class, per corpus ``all`` and pooled ``all``.
+
+    Each row: control and arm means, the delta with its paired-bootstrap interval,
+    discordant / improved / worsened counts, the test's method, p, Holm-adjusted p, the p
+    floor and the verdict.  ``measures`` defaults to every measure the control recorded.
+    """
+    from tqdm import tqdm
+
+    seed = check_seed(seed)
+    permutations = _check_permutations(permutations)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    if interval_method not in METHODS:
+        raise ValueError(f"unknown bootstrap method {interval_method!r}; known: {sorted(METHODS)}")
+    if not arm_dirs:
+        raise ValueError("compare_runs needs at least one arm")
+    control = _load_run(control_dir)
+    arms = [_load_run(d) for d in arm_dirs]
+    names = [a.name for a in arms]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"arms must have distinct names (metrics.json control_name); repeated: {dupes}")
+    for arm in arms:
+        _check_paired(control, arm)
+    measures = list(control.index.measures() if measures is None else measures)
+    for m in measures:
+        if m not in control.index.measures():
+            raise ValueError(f"{control.path / PER_QUERY}: no per-query values for measure {m!r}; "
+                             f"recorded: {list(control.index.measures())}")
+    order = sorted(range(len(arms)), key=lambda i: arms[i].name)
+    arms = [arms[i] for i in order]
+
+    rows = []
+    groups = control.index.groups()
+    for corpus, cls in tqdm(groups, desc="comparisons", unit="slice", file=sys.stderr,
+                            disable=None if progress is None else not progress):
+        keys = control.index.keys(corpus, cls)
+        tier = most_restrictive_tier([control.index.tier(keys)] + [a.index.tier(keys) for a in arms])
+        ctl_cols = {m: control.index.values(keys, m) for m in measures}
+        arm_cols = {(a.name, m): a.index.values(keys, m) for a in arms for m in measures}
+        cols = [(a.name, m) for m in measures for a in arms]
+        diffs = np.vstack([arm_cols[c] - ctl_cols[c[1]] for c in cols])
+        tests = dict(zip(cols, tests_from_differences(
+            diffs.T, permutations=permutations, exact_max=exact_max,
+            rng=derive_rng(seed, "randomization", corpus, cls))))
+        n = len(keys)
+        sums = resample_sums(diffs, resamples, derive_rng(seed, "paired-delta", corpus, cls)) \
+            if n > 1 else None
+        bounds = {}
+        for i, c in enumerate(cols):
+            d = diffs[i]
+            est = float(d.mean())
+            if n < 2 or np.all(d == d[0]):
+                bounds[c] = (est, est)
+                continue
+            lo, hi = interval_bounds(interval_method, sums[i] / n, est, mean_jackknife(d), confidence)
+            check_contains(est, lo, hi, f"delta {c[0]} vs {control.name}, {corpus}/{cls}/{c[1]}")
+            bounds[c] = (lo, hi)
+        for m in measures:
+            adjusted = holm([tests[(a.name, m)].p for a in arms])
+            for a, p_adj in zip(arms, adjusted):
+                t = tests[(a.name, m)]
+                lo, hi = bounds[(a.name, m)]
+                rows.append({
+                    "corpus": corpus, "tier": tier, "query_class": cls, "measure": m, "arm": a.name,
+                    "control_mean": float(ctl_cols[m].mean()),
+                    "arm_mean": float(arm_cols[(a.name, m)].mean()),
+                    "delta_lower": lo, "delta_upper": hi,
+                    **t.to_dict(), "p_holm": p_adj, "family_size": len(arms),
+                    "verdict": verdict(p_adj, t.p_floor, alpha),
+                })
+    rows.sort(key=lambda r: (r["corpus"], r["query_class"], r["measure"], r["arm"]))
+    return {
+        "kind": COMPARISONS_KIND,
+        "schema_version": SCHEMA_VERSION,
+        "control": {"name": control.name, "run_id": control.run_id},
+        "arms": [{"name": a.name, "run_id": a.run_id} for a in arms],
+        "measures": sorted(measures),
+        "test": TEST_NAME,
+        "exact_max_discordant": exact_max,
+        "correction": CORRECTION,
+        "alpha": alpha,
+        "seed": seed,
+        "permutations": permutations,
+        "confidence": confidence,
+        "resamples": resamples,
+        "interval_method": interval_method,
+        "stream": STREAM_RULE + "; labels 'randomization' / 'paired-delta', corpus, query_class",
+        "rows": rows,
+    }
+
+
+def minimum_discordant(alpha: float) -> int:
+    """Fewest discordant queries whose floor ``2^(1-k)`` reaches ``alpha``: ``ceil(1 + log2(1/alpha))``."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    k = max(1, math.ceil(1 + math.log2(1 / alpha) - 1e-12))
+    while p_floor(k) > alpha:
+        k += 1
+    return k

@@ -1,0 +1,91 @@
+"""The intervals and power commands end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from tests.harness.stats.builders import make_results
+
+
+def _queries(shift=0.0):
+    rng = np.random.default_rng(0)
+    out = {"alpha": {}, "beta": {}}
+    for i in range(30):
+        cls = "lookup" if i % 2 else "summarize"
+        v = float(np.clip(rng.beta(2, 5) + shift, 0, 1))
+        out["alpha"][f"a{i:02d}"] = (cls, {"nDCG@10": v, "Success@1": float(v > 0.3)})
+    for i in range(20):
+        v = float(np.clip(rng.beta(2, 3) + shift, 0, 1))
+        out["beta"][f"b{i:02d}"] = (None, {"nDCG@10": v, "Success@1": float(v > 0.3)})
+    return out
+
+
+def test_intervals_command_writes_deterministic_claim_files(tmp_path, capsys):
+    ctl = make_results(tmp_path, "control", _queries())
+    arm = make_results(tmp_path, "arm", _queries(shift=0.05))
+    metrics_before = (arm / "metrics.json").read_bytes()
+    args = ["intervals", str(arm), "--control", str(ctl), "--resamples", "1000", "--permutations", "1000"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    first = (arm / "intervals.json").read_bytes(), (arm / "comparisons.json").read_bytes()
+    assert main(args) == 0
+    capsys.readouterr()
+    assert ((arm / "intervals.json").read_bytes(), (arm / "comparisons.json").read_bytes()) == first
+    assert (arm / "metrics.json").read_bytes() == metrics_before
+    assert not [p for p in arm.iterdir() if p.name.startswith(".")]  # no temporary left behind
+    doc = json.loads(first[0])
+    assert doc["kind"] == "intervals" and doc["seed"] == 0 and doc["resamples"] == 1000
+    # 2 corpora: alpha (2 classes + all), beta (all), pooled -> 5 rows x 2 measures
+    assert len(doc["rows"]) == 10
+    comp = json.loads(first[1])
+    pooled = [r for r in comp["rows"] if r["corpus"] == "alpha+beta" and r["measure"] == "nDCG@10"]
+    assert len(pooled) == 1 and pooled[0]["verdict"] == "significant" and pooled[0]["delta"] > 0
+    assert "| alpha+beta | all | nDCG@10 | arm | 50 |" in out and "| * |" in out
+    assert "clopper-pearson" in out
+
+
+def test_intervals_command_with_another_seed_changes_only_bootstrap_rows(tmp_path, capsys):
+    arm = make_results(tmp_path, "arm", _queries())
+    assert main(["intervals", str(arm), "--resamples", "1000"]) == 0
+    a = json.loads((arm / "intervals.json").read_text())
+    assert main(["intervals", str(arm), "--resamples", "1000", "--seed", "9"]) == 0
+    b = json.loads((arm / "intervals.json").read_text())
+    capsys.readouterr()
+    for ra, rb in zip(a["rows"], b["rows"]):
+        if ra["method"] == "clopper-pearson":
+            assert (ra["lower"], ra["upper"]) == (rb["lower"], rb["upper"])
+        else:
+            assert rb["seed"] == 9 and ra["estimate"] == rb["estimate"]
+
+
+def test_power_command_prints_the_formula_and_the_counts(tmp_path, capsys):
+    assert main(["power", "--results", str(tmp_path / "missing")]) == 2
+    capsys.readouterr()
+    assert main(["power", "--audit", "-n", "10", "-v", "1.00", "-b", "0.70"]) == 0
+    out = capsys.readouterr().out
+    assert "At least 6 of 10 queries must differ" in out
+    assert "| 1.00 (10/10) | [0.692, 1.000] | 0.308 |" in out
+    assert "| 0.70 (7/10) | [0.348, 0.933] | 0.586 |" in out
+    assert "cannot be significant" in out
+
+
+def test_power_command_from_a_results_dir_uses_its_per_query_sd(tmp_path, capsys):
+    queries = _queries()
+    res = make_results(tmp_path, "pilot", queries)
+    values = [v["nDCG@10"] for _, v in queries["alpha"].values()]
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    assert main(["power", "--results", str(res), "--corpus", "alpha", "--measure", "nDCG@10",
+                 "--effect", "0.02", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["n"] == 30 and doc["sd"] == pytest.approx(sd, abs=1e-9)
+    assert doc["queries_needed"] == int(np.ceil((2.8015852181 * sd / 0.02) ** 2 - 1e-6))
+    other = make_results(tmp_path, "other", _queries(shift=0.05))
+    assert main(["power", "--results", str(res), "--corpus", "alpha", "--measure", "nDCG@10",
+                 "--pilot", str(other), "--pilot-control", str(res), "--json"]) == 0
+    paired = json.loads(capsys.readouterr().out)
+    assert "paired differences" in paired["sd_source"] and paired["sd"] < sd

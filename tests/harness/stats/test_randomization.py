@@ -1,0 +1,169 @@
+"""Paired randomization test, floors, Holm, and comparisons.json."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from harness.canonical import canonical_json
+from harness.stats.randomization import (compare_runs, exact_p, holm, minimum_discordant,
+                                         monte_carlo_p, p_floor, paired_randomization_test,
+                                         paired_tests, verdict)
+from tests.harness.stats.builders import make_results
+
+
+def brute_force_p(diffs):
+    """Every one of the 2^n sign assignments of all n differences (zeros included), in Python."""
+    observed = abs(sum(diffs))
+    hits = total = 0
+    for signs in itertools.product((1, -1), repeat=len(diffs)):
+        total += 1
+        if abs(sum(s * d for s, d in zip(signs, diffs))) >= observed - 1e-12:
+            hits += 1
+    return hits / total
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_p_equals_brute_force_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 12))
+    # per-query values on a coarse grid so ties and zero differences occur, as with real metrics
+    control = rng.integers(0, 5, size=n) / 4
+    candidate = rng.integers(0, 5, size=n) / 4
+    test = paired_randomization_test(control, candidate)
+    assert test.method == "exact"
+    assert test.p == pytest.approx(brute_force_p((candidate - control).tolist()), abs=1e-12)
+
+
+def test_three_discordant_pairs_cannot_be_significant():
+    control = [0.0] * 10
+    candidate = [1.0, 1.0, 1.0] + [0.0] * 7  # seven ties, three improvements
+    test = paired_randomization_test(control, candidate)
+    assert test.discordant == 3
+    assert test.p == 2 / 2 ** 3 == 0.25  # the identity and its mirror of 8 assignments
+    assert test.p_floor == 0.25
+    assert exact_p([1.0, 1.0, 1.0, 0.0, 0.0]) == 0.25
+    assert verdict(test.p, test.p_floor, 0.05) == "cannot be significant"
+
+
+def test_not_significant_is_distinct_from_cannot_be_significant():
+    control = [0.0] * 10
+    candidate = [1, -1, 1, -1, 1, -1, 1, 1, -1, 1]  # ten discordant, net +2
+    test = paired_randomization_test(control, candidate)
+    assert test.p_floor == 2.0 ** (1 - 10)
+    assert verdict(test.p, test.p_floor, 0.05) == "not significant"
+    assert verdict(0.01, test.p_floor, 0.05) == "significant"
+
+
+def test_floor_and_minimum_discordant():
+    assert p_floor(0) == 1.0
+    assert p_floor(300) == pytest.approx(9.82e-91, rel=1e-3)  # the reference's SciFact floor
+    # 2^(1-5) = 0.0625 > 0.05 >= 2^(1-6) = 0.03125
+    assert minimum_discordant(0.05) == 6
+    assert minimum_discordant(0.01) == 8  # 2^-6 = 0.0156 > 0.01 >= 2^-7
+
+
+def test_monte_carlo_agrees_with_exact_enumeration_beyond_the_exact_limit():
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.05, 0.2, size=18)  # 18 discordant: Monte Carlo
+    bits = (np.arange(2 ** 18)[:, None] >> np.arange(18)) & 1
+    exact = np.mean(np.abs((1 - 2 * bits) @ d) >= abs(d.sum()) - 1e-12)
+    test = paired_randomization_test(np.zeros(18), d, permutations=20000, seed=1)
+    assert test.method == "monte-carlo" and test.permutations == 20000
+    assert test.p == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20000) + 1 / 20001)
+    b = test.p * 20001 - 1  # p = (b + 1) / (N + 1) with b a whole count
+    assert b == pytest.approx(round(b), abs=1e-6)
+
+
+def test_monte_carlo_never_returns_zero():
+    d = np.full((40, 1), 0.5)  # every query improves: only the identity is as extreme
+    p = monte_carlo_p(d, 999, np.random.default_rng(0))
+    assert p[0] == pytest.approx(1 / 1000)
+
+
+def test_holm_matches_r_p_adjust():
+    # R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm")
+    # sorted 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> running max 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # R: p.adjust(c(0.01, 0.02, 0.03, 0.04, 0.05), "holm") = 0.05 0.08 0.09 0.09 0.09
+    assert holm([0.01, 0.02, 0.03, 0.04, 0.05]) == pytest.approx([0.05, 0.08, 0.09, 0.09, 0.09])
+    assert holm([0.6, 0.9]) == [1.0, 1.0]  # capped at 1
+    assert holm([]) == []
+
+
+def test_holm_keeps_family_wise_error_under_the_null():
+    rng = np.random.default_rng(2007)
+    sims, arms, n, alpha = 400, 5, 25, 0.05
+    any_raw = any_holm = 0
+    for s in range(sims):
+        control = rng.random(n)
+        # null: each arm differs from the control by symmetric noise (exchangeable signs)
+        candidates = control[None, :] + rng.normal(0, 0.1, size=(arms, n))
+        tests = paired_tests(control, candidates, permutations=500, rng=np.random.default_rng(s))
+        raw = [t.p for t in tests]
+        any_raw += min(raw) <= alpha
+        any_holm += min(holm(raw)) <= alpha
+    fwer = any_holm / sims
+    assert fwer <= alpha + 2 * np.sqrt(alpha * (1 - alpha) / sims)
+    # the negative control: uncorrected, five looks reject far more often (1 - 0.95^5 = 0.23)
+    assert any_raw / sims > 0.15
+
+
+# --------------------------------------------------------------------------- comparisons.json
+
+
+def _q(values):
+    """{query_id: (class, {"nDCG@10": v})}"""
+    return {q: (cls, {"nDCG@10": v}) for q, (cls, v) in values.items()}
+
+
+def _runs(tmp_path):
+    ctl = {"alpha": _q({"a1": ("lookup", 0.5), "a2": ("lookup", 0.2), "a3": ("summarize", 0.1),
+                        "a4": ("summarize", 0.4)}),
+           "beta": _q({"b1": (None, 0.3), "b2": (None, 0.3), "b3": (None, 0.6)})}
+    # arm "up": +0.1 on a1, a2, a3; nothing else moves
+    up = {"alpha": _q({"a1": ("lookup", 0.6), "a2": ("lookup", 0.3), "a3": ("summarize", 0.2),
+                       "a4": ("summarize", 0.4)}),
+          "beta": ctl["beta"]}
+    # arm "down": -0.2 on b1 only
+    down = {"alpha": ctl["alpha"],
+            "beta": _q({"b1": (None, 0.1), "b2": (None, 0.3), "b3": (None, 0.6)})}
+    return (make_results(tmp_path, "control", ctl), make_results(tmp_path, "up", up),
+            make_results(tmp_path, "down", down))
+
+
+def test_compare_runs_pairs_queries_per_corpus_class_and_pooled(tmp_path):
+    ctl, up, down = _runs(tmp_path)
+    doc = compare_runs(ctl, [up, down], ["nDCG@10"], seed=0, permutations=1000, resamples=500)
+    assert doc["kind"] == "comparisons" and doc["control"]["name"] == "control"
+    rows = {(r["corpus"], r["query_class"], r["arm"]): r for r in doc["rows"]}
+    assert sorted({(c, k) for c, k, _ in rows}) == [
+        ("alpha", "all"), ("alpha", "lookup"), ("alpha", "summarize"), ("alpha+beta", "all"),
+        ("beta", "all")]
+    r = rows[("alpha", "all", "up")]
+    assert r["n"] == 4 and r["discordant"] == 3 and r["improved"] == 3
+    assert r["delta"] == pytest.approx(3 * 0.1 / 4)
+    assert r["p"] == 0.25 and r["p_floor"] == 0.25 and r["verdict"] == "cannot be significant"
+    # Holm over the two arms on (alpha, all): "down" is flat there (p = 1), so 0.25 * 2 = 0.5
+    assert r["p_holm"] == pytest.approx(0.5)
+    assert rows[("alpha", "all", "down")]["p"] == 1.0 and rows[("alpha", "all", "down")]["discordant"] == 0
+    pooled = rows[("alpha+beta", "all", "down")]
+    assert pooled["tier"] == "B" and pooled["n"] == 7
+    assert pooled["delta"] == pytest.approx(-0.2 / 7) and pooled["worsened"] == 1
+    assert pooled["delta_lower"] <= pooled["delta"] <= pooled["delta_upper"]
+    assert rows[("alpha", "lookup", "up")]["tier"] == "A"
+    again = compare_runs(ctl, [down, up], ["nDCG@10"], seed=0, permutations=1000, resamples=500)
+    assert canonical_json(doc) == canonical_json(again)
+
+
+def test_compare_runs_refuses_unpaired_query_sets(tmp_path):
+    ctl, up, _ = _runs(tmp_path)
+    short = make_results(tmp_path, "short", {
+        "alpha": _q({"a1": ("lookup", 0.5), "a2": ("lookup", 0.2), "a3": ("summarize", 0.1)}),
+        "beta": _q({"b1": (None, 0.3), "b2": (None, 0.3), "b3": (None, 0.6)})})
+    with pytest.raises(ValueError, match="not paired"):
+        compare_runs(ctl, [short], ["nDCG@10"], permutations=1000, resamples=500)
+    with pytest.raises(ValueError, match="no per-query values for measure"):
+        compare_runs(ctl, [up], ["MRR"], permutations=1000, resamples=500)
