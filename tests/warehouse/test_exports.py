@@ -1,0 +1,161 @@
+"""Exports: publishable means tier A or refuse; provenance; cells that cannot attack a reader."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.warehouse.builders import build_results
+from tests.warehouse.test_queries import _tier_b_numbers
+from warehouse import ingest_results
+from warehouse.cli import main
+from warehouse.errors import ExportRefused
+from warehouse.exports import export_table
+from warehouse.render import escape_latex, escape_md, neutralise_csv
+
+FORMATS = ("csv", "md", "latex", "parquet")
+
+
+def _text(data) -> str:
+    if isinstance(data, bytes):
+        table = pq.read_table(io.BytesIO(data))
+        return table.to_pandas().to_csv() + table.schema.metadata[b"provenance"].decode()
+    return data
+
+
+def test_publishable_export_refuses_tier_b_naming_the_corpora(mixed):
+    db, _ = mixed
+    for fmt in FORMATS:
+        with pytest.raises(ExportRefused) as info:
+            export_table("publishable", fmt, db_path=db)
+        message = str(info.value)
+        assert "secretcorpus (tier B" in message and "CC-BY-NC-4.0" in message
+        assert "pub+secretcorpus" in message  # the pooled row is named too
+    with pytest.raises(ExportRefused, match="secretcorpus"):
+        export_table("publishable", "csv", corpora=["secretcorpus"], classes=["all"], db_path=db)
+
+
+def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
+    db, ids = mixed
+    tier_b = _tier_b_numbers()
+    for fmt in FORMATS:
+        text = _text(export_table("publishable", fmt, corpora=["pub"], db_path=db))
+        assert "secretcorpus" not in text
+        assert "CC-BY-NC" not in text
+        # provenance: both run ids, the corpus licence and checksum, engine and version
+        for needed in (ids["control"], ids["candidate"], "MIT", "pytrec_eval_terrier",
+                       "0.5.10", "0" * 64):
+            assert (escape_latex(needed) if fmt == "latex" else needed) in text, (fmt, needed)
+    rows = list(csv.reader(io.StringIO(export_table("publishable", "csv", corpora=["pub"],
+                                                    db_path=db))))
+    header, body = rows[0], [r for r in rows[1:] if not r[0].startswith("#")]
+    assert header == ["run", "run_id", "corpus", "tier", "class", "n", "nDCG@10", "MRR",
+                      "unanswered", "dropped"]
+    assert len(body) == 2 * 3 and {r[3] for r in body} == {"A"}
+    for row in body:
+        for cell in row[6:8]:
+            assert not any(math.isclose(float(cell), b, abs_tol=1e-9) for b in tier_b)
+    control_all = [r for r in body if r[0] == "control" and r[4] == "all"][0]
+    assert float(control_all[6]) == pytest.approx((0.5 + 0.3) / 2)
+
+
+def test_internal_export_holds_everything_and_exports_are_deterministic(mixed):
+    db, _ = mixed
+    first = export_table("internal", "csv", db_path=db)
+    assert "secretcorpus" in first and "pub+secretcorpus" in first
+    for fmt in FORMATS:
+        assert export_table("internal", fmt, db_path=db) == export_table("internal", fmt,
+                                                                         db_path=db)
+    with pytest.raises(ValueError, match=r"unknown export format 'xlsx'.*'csv'"):
+        export_table("internal", "xlsx", db_path=db)
+
+
+def test_escaping_rules():
+    for bad in ("=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx"):
+        assert neutralise_csv(bad) == "'" + bad
+    assert neutralise_csv("plain=fine") == "plain=fine"
+    assert escape_latex(r"a_b&c%$#{}~^\x") == (
+        r"a\_b\&c\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}x")
+    assert escape_md("a|b\nc") == "a\\|b c"
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    db = tmp_path / "w.duckdb"
+    values = {("@evil", "q1"): {"MRR": 1.0}, ("@evil", "q2"): {"MRR": 0.5}}
+    out = build_results(tmp_path / "r", values, corpora={"@evil": ("A", "MIT")},
+                        classes={"q1": "-2+3", "q2": "=cmd|x"},
+                        control_name='=HYPERLINK("http://x.test","a_b&c|d")')
+    ingest_results(out, db)
+    return db
+
+
+def test_formula_injection_cells_are_neutralised(hostile):
+    text = export_table("publishable", "csv", db_path=hostile)
+    rows = list(csv.reader(io.StringIO(text)))
+    body = [r for r in rows[1:] if not r[0].startswith("#")]
+    assert len(body) == 3
+    for row in [rows[0], *body]:
+        for cell in row:
+            try:
+                float(cell)
+                continue  # a number is never a formula
+            except ValueError:
+                pass
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    assert body[0][0] == "'" + '=HYPERLINK("http://x.test","a_b&c|d")'
+    assert {r[2] for r in body} == {"'@evil"}
+    assert {r[4] for r in body} == {"'-2+3", "'=cmd|x", "all"}
+    for row in rows:
+        if row[0].startswith("#"):
+            assert len(row) == 1  # provenance footer lines are single comment cells
+
+
+def test_latex_and_markdown_cells_are_escaped(hostile):
+    latex = export_table("publishable", "latex", db_path=hostile)
+    assert r'=HYPERLINK("http://x.test","a\_b\&c\textbar{}d")' in latex
+    assert "a_b&c" not in latex
+    md = export_table("publishable", "md", db_path=hostile)
+    lines = [line for line in md.splitlines() if line.startswith("| ")]
+    head = lines[0]
+    for line in lines:
+        unescaped = line.replace("\\|", "")
+        assert unescaped.count("|") == head.count("|"), line
+    assert "=cmd\\|x" in md
+
+
+def test_cli_export_refuses_loudly_and_writes_nothing(mixed, tmp_path, capsys):
+    db, _ = mixed
+    out = tmp_path / "table.csv"
+    code = main(["export", "--view", "publishable", "--format", "csv", "--out", str(out),
+                 "--db", str(db)])
+    assert code != 0
+    assert "secretcorpus" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "table.csv.provenance.json").exists()
+    code = main(["export", "--view", "publishable", "--format", "md", "--out", str(out),
+                 "--corpus", "pub", "--class", "all", "--measure", "MRR", "--run", "control",
+                 "--db", str(db)])
+    assert code == 0
+    sidecar = json.loads((tmp_path / "table.csv.provenance.json").read_text())
+    assert [r["control_name"] for r in sidecar["runs"]] == ["control"]
+    assert [c["name"] for c in sidecar["corpora"]] == ["pub"]
+    assert sidecar["filters"]["measures"] == ["MRR"]
+    table = out.read_text()
+    assert table.count("\n| control |") == 1
+
+
+def test_embedding_model_named_in_provenance(tmp_path):
+    db = tmp_path / "w.duckdb"
+    index = {"embedding_models": ["all-MiniLM-L6-v2"], "embedding_verdict": "consistent",
+             "embedding_dimension": 384, "configured_embedding_model": "all-MiniLM-L6-v2"}
+    out = build_results(tmp_path / "r", {("pub", "q1"): {"MRR": 1.0}},
+                        corpora={"pub": ("A", "MIT")}, index=index,
+                        retrieval={"backend": "embedded", "mode": "vector"})
+    ingest_results(out, db)
+    text = export_table("publishable", "md", db_path=db)
+    assert "embedding model all-MiniLM-L6-v2" in text

@@ -1,0 +1,203 @@
+"""Named queries over the mixed-tier warehouse (values worked out by hand in conftest)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from tests.warehouse.builders import simple_run
+from tests.warehouse.conftest import CANDIDATE, CANDIDATE_LATENCY, CONTROL, CONTROL_LATENCY
+from warehouse import connect, ingest_results, queries
+from warehouse.errors import UnknownRun
+
+# Hand-worked rows.  control: pub all nDCG (0.5+0.3)/2, MRR (1.0+0.5)/2;
+# candidate: pub all nDCG (0.6+0.5)/2, MRR (1.0+1.0)/2.
+PUB_ALL = {"control": {"nDCG@10": (0.5 + 0.3) / 2, "MRR": (1.0 + 0.5) / 2},
+           "candidate": {"nDCG@10": (0.6 + 0.5) / 2, "MRR": (1.0 + 1.0) / 2}}
+SECRET_ALL = {"control": {"nDCG@10": (0.777 + 0.555) / 2, "MRR": (0.1111 + 0.0707) / 2},
+              "candidate": {"nDCG@10": (0.713 + 0.531) / 2, "MRR": (0.613 + 0.417) / 2}}
+POOLED_ALL = {"control": {"nDCG@10": (0.5 + 0.3 + 0.777 + 0.555) / 4,
+                          "MRR": (1.0 + 0.5 + 0.1111 + 0.0707) / 4},
+              "candidate": {"nDCG@10": (0.6 + 0.5 + 0.713 + 0.531) / 4,
+                            "MRR": (1.0 + 1.0 + 0.613 + 0.417) / 4}}
+
+
+def _tier_b_numbers() -> set[float]:
+    """Every number a tier-B value could show up as: per-query values, means, deltas."""
+    singles = [v for values in (CONTROL, CANDIDATE) for (c, _), ms in values.items()
+               if c == "secretcorpus" for v in ms.values()]
+    means = [v for table in (SECRET_ALL, POOLED_ALL) for run in table.values()
+             for v in run.values()]
+    deltas = [SECRET_ALL["candidate"][m] - SECRET_ALL["control"][m] for m in ("nDCG@10", "MRR")]
+    deltas += [POOLED_ALL["candidate"][m] - POOLED_ALL["control"][m] for m in ("nDCG@10", "MRR")]
+    deltas += [CANDIDATE[k][m] - CONTROL[k][m] for k in CONTROL if k[0] == "secretcorpus"
+               for m in ("nDCG@10", "MRR")]
+    return set(singles + means + deltas)
+
+
+def _numbers_and_strings(frame):
+    numbers, strings = [], []
+    for value in frame.to_numpy().ravel():
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            if not math.isnan(float(value)):
+                numbers.append(float(value))
+        elif value is not None:
+            strings.append(str(value))
+    return numbers, strings
+
+
+def test_publishable_view_never_shows_a_tier_b_value(mixed):
+    db, ids = mixed
+    tier_b = _tier_b_numbers()
+    public_numbers = ([v for run in PUB_ALL.values() for v in run.values()]
+                      + [v for values in (CONTROL, CANDIDATE) for (c, _), ms in values.items()
+                         if c == "pub" for v in ms.values()])
+    # precondition: the fixture's tier-B numbers are distinguishable from the tier-A ones
+    assert not any(math.isclose(a, b, abs_tol=1e-9) for a in tier_b for b in public_numbers)
+    frames = {
+        "metric_table": queries.metric_table("publishable", db_path=db),
+        "deltas": queries.deltas("control", None, "publishable", db_path=db),
+        "pair nDCG": queries.per_query_pair("control", "candidate", "nDCG@10", "publishable",
+                                            db_path=db),
+        "pair MRR": queries.per_query_pair("control", "candidate", "MRR", "publishable",
+                                           db_path=db),
+        "values": queries.per_query_values("candidate", "publishable", db_path=db),
+        "latency": queries.latency(view="publishable", db_path=db),
+    }
+    assert not frames["metric_table"].empty and not frames["deltas"].empty
+    for name, frame in frames.items():
+        numbers, strings = _numbers_and_strings(frame)
+        leaked = [n for n in numbers if any(math.isclose(n, b, abs_tol=1e-9) for b in tier_b)]
+        assert not leaked, f"{name} shows tier-B values {leaked}"
+        assert not [s for s in strings if "secretcorpus" in s], f"{name} names the B corpus"
+        if "tier" in frame:
+            assert set(frame["tier"]) <= {"A"}, name
+    # latency of runs that touched a tier-B corpus is itself tier B
+    assert frames["latency"].empty
+    assert queries.choices("publishable", db_path=db)["corpus"] == ["pub"]
+
+
+def test_metric_table_internal_and_publishable(mixed):
+    db, ids = mixed
+    internal = queries.metric_table("internal", db_path=db)
+    # per run: pub (lookup, summarize, all) + secretcorpus (lookup, all) + pooled all; x 2
+    assert len(internal) == 2 * (3 + 2 + 1) * 2
+    pooled = internal[internal.corpus == "pub+secretcorpus"]
+    assert set(pooled.tier) == {"B"}
+    public = queries.metric_table("publishable", db_path=db)
+    assert len(public) == 2 * 3 * 2
+    assert set(public.corpus) == {"pub"}
+    for run in ("control", "candidate"):
+        for measure, expected in PUB_ALL[run].items():
+            row = public[(public.control_name == run) & (public.query_class == "all")
+                         & (public.measure == measure)]
+            assert row.value.item() == pytest.approx(expected)
+            assert row.n.item() == 2
+    for run in ("control", "candidate"):
+        row = internal[(internal.control_name == run) & (internal.corpus == "pub+secretcorpus")
+                       & (internal.measure == "nDCG@10")]
+        assert row.value.item() == pytest.approx(POOLED_ALL[run]["nDCG@10"])
+    filtered = queries.metric_table("internal", runs=[ids["candidate"][:10]],
+                                    corpora=["secretcorpus"], classes=["all"],
+                                    measures=["MRR"], db_path=db)
+    assert filtered[["control_name", "corpus", "query_class", "measure"]].values.tolist() == [
+        ["candidate", "secretcorpus", "all", "MRR"]]
+    assert filtered.value.item() == pytest.approx(SECRET_ALL["candidate"]["MRR"])
+
+
+def test_deltas_against_the_control(mixed):
+    db, ids = mixed
+    table = queries.deltas(ids["control"], None, "internal", classes=["all"], db_path=db)
+    assert set(table.run_id) == {ids["candidate"]}
+    got = {(r.corpus, r.measure): r for r in table.itertuples()}
+    for corpus, source in (("pub", PUB_ALL), ("secretcorpus", SECRET_ALL),
+                           ("pub+secretcorpus", POOLED_ALL)):
+        for measure in ("nDCG@10", "MRR"):
+            row = got[(corpus, measure)]
+            assert row.delta == pytest.approx(source["candidate"][measure]
+                                              - source["control"][measure])
+            assert row.control_value == pytest.approx(source["control"][measure])
+            assert row.paired
+    assert got[("pub", "nDCG@10")].delta == pytest.approx(0.55 - 0.4)
+    assert got[("pub", "nDCG@10")].tier == "A"
+    assert got[("pub+secretcorpus", "MRR")].tier == "B"
+
+
+def test_per_query_pair_side_by_side(mixed):
+    db, _ = mixed
+    table = queries.per_query_pair("control", "candidate", "nDCG@10", "internal", db_path=db)
+    assert table.query_id.tolist() == ["p1", "p2", "s1", "s2"]
+    assert table.delta.tolist() == pytest.approx([0.6 - 0.5, 0.5 - 0.3, 0.713 - 0.777,
+                                                  0.531 - 0.555])
+    assert table.query_class.tolist() == ["lookup", "summarize", "lookup", "lookup"]
+    public = queries.per_query_pair("control", "candidate", "nDCG@10", "publishable", db_path=db)
+    assert public.query_id.tolist() == ["p1", "p2"]
+
+
+def test_latency_percentiles_computed_in_sql(mixed):
+    db, ids = mixed
+    table = queries.latency(db_path=db).set_index("control_name")
+    # control [10, 20, 30, 40]: rank (n-1)p -> p50 at 1.5: 20 + 0.5*10; p95 at 2.85: 30 + 0.85*10
+    control = table.loc["control"]
+    assert (control.p50, control.p95, control.p99) == pytest.approx((25.0, 38.5, 39.7))
+    assert (control["max"], control["mean"], control.samples) == (40.0, 25.0, 4)
+    # candidate [5, 1, 3] sorted [1, 3, 5]: p95 at 1.9: 3 + 0.9*2
+    candidate = table.loc["candidate"]
+    assert (candidate.p50, candidate.p95) == pytest.approx((3.0, 4.8))
+    assert candidate.concurrency == 2
+    for name, samples in (("control", CONTROL_LATENCY), ("candidate", CANDIDATE_LATENCY)):
+        assert table.loc[name, ["p50", "p95", "p99"]].tolist() == pytest.approx(
+            np.percentile(samples, [50, 95, 99]).tolist())
+    assert queries.latency_samples("candidate", db_path=db).ms.tolist() == CANDIDATE_LATENCY
+
+
+def test_runs_corpora_health(mixed):
+    db, ids = mixed
+    runs = queries.runs(db_path=db)
+    assert sorted(runs.control_name) == ["candidate", "control"]
+    assert set(runs.metric_engine) == {"pytrec_eval_terrier"}
+    corpora = queries.corpora(db_path=db).set_index("name")
+    assert corpora.loc["pub", ["licence", "tier", "runs"]].tolist() == ["MIT", "A", 2]
+    assert corpora.loc["secretcorpus", ["licence", "tier"]].tolist() == ["CC-BY-NC-4.0", "B"]
+    health = queries.health(db_path=db)
+    assert health["runs"] == 2 and health["schema_version"] == 1
+    assert health["corpora_by_tier"] == {"A": ["pub"], "B": ["secretcorpus"]}
+    assert health["rows"]["per_query"] == 2 * 4 * 2
+
+
+def test_run_references(mixed):
+    db, ids = mixed
+    with connect(db, read_only=True) as conn:
+        assert queries.resolve_runs(conn, ["candidate", ids["control"][:8]]) == [
+            ids["candidate"], ids["control"]]
+        assert queries.resolve_runs(conn, None) is None
+        with pytest.raises(UnknownRun, match="no run 'nope'.*candidate"):
+            queries.resolve_runs(conn, ["nope"])
+        with pytest.raises(UnknownRun):
+            queries.resolve_runs(conn, [ids["control"][:3]])  # too short to be a prefix
+    with pytest.raises(ValueError, match=r"unknown view 'public'.*\['internal', 'publishable'\]"):
+        queries.metric_table("public", db_path=db)
+
+
+def test_publishable_view_fails_closed_on_inconsistent_rows(tmp_path):
+    """A row marked A whose corpus the run records as B stays out (belt and braces)."""
+    db = tmp_path / "w.duckdb"
+    ingest_results(simple_run(tmp_path / "r"), db)
+    assert len(queries.metric_table("publishable", db_path=db)) == 2
+    with connect(db, read_only=False) as conn:
+        conn.execute("UPDATE corpora SET tier = 'B'")
+    assert queries.metric_table("publishable", db_path=db).empty
+    assert queries.per_query_values("run", "publishable", db_path=db).empty
+    assert len(queries.metric_table("internal", db_path=db)) == 2
+
+
+def test_filters_are_bound_not_spliced(mixed):
+    db, _ = mixed
+    hostile = ["pub'); DROP TABLE runs; --", "x' OR '1'='1"]
+    assert queries.metric_table("internal", corpora=hostile, db_path=db).empty
+    assert len(queries.runs(db_path=db)) == 2
+    assert list(itertools.chain(queries.choices("internal", db_path=db)["corpus"])) == [
+        "pub", "pub+secretcorpus", "secretcorpus"]

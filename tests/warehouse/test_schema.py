@@ -1,0 +1,131 @@
+"""Migrations, connections and the read-only guarantee."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+
+from warehouse import change_stamp, connect, default_path, migrate
+from warehouse.errors import (MigrationEdited, SchemaOutOfDate, WarehouseError,
+                              WarehouseMissing, WarehouseReadOnly)
+from warehouse.schema import MIGRATIONS_DIR, available
+
+
+def _catalog(db):
+    with connect(db, read_only=True) as conn:
+        tables = conn.query_all(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "ORDER BY table_name, ordinal_position")
+        ledger = conn.query_all("SELECT * FROM schema_migrations ORDER BY version")
+    return tables, ledger
+
+
+def _copy_migrations(tmp_path):
+    folder = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, folder)
+    return folder
+
+
+def test_migrate_twice_changes_nothing(db):
+    first = migrate(db)
+    assert [m.filename for m in first] == ["001_core.sql"]
+    before = _catalog(db)
+    stamp = change_stamp(db)
+    assert migrate(db) == []
+    assert _catalog(db) == before
+    # the ledger records the file's checksum, computed here independently
+    expected = hashlib.sha256((MIGRATIONS_DIR / "001_core.sql").read_bytes()).hexdigest()
+    assert before[1][0][:3] == (1, "core", expected)
+    assert change_stamp(db) == stamp
+
+
+def test_edited_migration_is_refused(db, tmp_path):
+    folder = _copy_migrations(tmp_path)
+    migrate(db, migrations_dir=folder)
+    before = _catalog(db)
+    with (folder / "001_core.sql").open("a") as handle:
+        handle.write("\n-- an innocent-looking edit\n")
+    with pytest.raises(MigrationEdited, match="001_core.*never edited"):
+        migrate(db, migrations_dir=folder)
+    # readers refuse it too, and nothing changed
+    from warehouse import schema
+
+    with connect(db, read_only=True, check_schema=False) as conn:
+        with pytest.raises(MigrationEdited):
+            schema.check(conn, folder)
+    assert _catalog(db) == before
+
+
+def test_new_migrations_apply_in_order_even_when_numbers_arrive_out_of_order(db, tmp_path):
+    folder = _copy_migrations(tmp_path)
+    migrate(db, migrations_dir=folder)
+    (folder / "003_later.sql").write_text("CREATE TABLE later_things (x INTEGER);\n")
+    assert [m.version for m in migrate(db, migrations_dir=folder)] == [3]
+    (folder / "002_earlier.sql").write_text("CREATE TABLE earlier_things (y INTEGER);\n")
+    (folder / "004_next.sql").write_text("CREATE TABLE next_things (z INTEGER);\n")
+    assert [m.version for m in migrate(db, migrations_dir=folder)] == [2, 4]
+    with connect(db, read_only=False, check_schema=False) as conn:
+        ledger = conn.query_all("SELECT version, name, checksum FROM schema_migrations "
+                                "ORDER BY version")
+    assert [(v, n) for v, n, _ in ledger] == [(1, "core"), (2, "earlier"), (3, "later"),
+                                               (4, "next")]
+    assert ledger[1][2] == hashlib.sha256(b"CREATE TABLE earlier_things (y INTEGER);\n").hexdigest()
+
+
+def test_a_failing_migration_leaves_nothing_behind(db, tmp_path):
+    folder = _copy_migrations(tmp_path)
+    migrate(db, migrations_dir=folder)
+    (folder / "002_broken.sql").write_text(
+        "CREATE TABLE half_done (x INTEGER);\nTHIS IS NOT SQL;\n")
+    with pytest.raises(WarehouseError, match="database error"):
+        migrate(db, migrations_dir=folder)
+    with connect(db, read_only=False, check_schema=False) as conn:
+        assert conn.query_all("SELECT version FROM schema_migrations") == [(1,)]
+        assert conn.query_one("SELECT count(*) FROM information_schema.tables "
+                              "WHERE table_name = 'half_done'")[0] == 0
+
+
+def test_misnamed_migration_file_is_refused(tmp_path):
+    folder = _copy_migrations(tmp_path)
+    (folder / "2_bad.sql").write_text("SELECT 1;\n")
+    with pytest.raises(SchemaOutOfDate, match="NNN_name.sql"):
+        available(folder)
+
+
+def test_reader_refuses_a_warehouse_with_pending_migrations(db, tmp_path):
+    folder = _copy_migrations(tmp_path)
+    migrate(db)
+    (folder / "002_more.sql").write_text("CREATE TABLE more_things (x INTEGER);\n")
+    from warehouse import schema
+
+    with connect(db, read_only=True, check_schema=False) as conn:
+        with pytest.raises(SchemaOutOfDate, match="002_more.sql"):
+            schema.check(conn, folder)
+
+
+def test_write_through_read_only_connection_fails(db):
+    migrate(db)
+    with connect(db, read_only=True) as conn:
+        with pytest.raises(WarehouseReadOnly, match="read-only"):
+            conn.execute("INSERT INTO documents VALUES ('x', 'k', NULL, NULL, 'A', NULL, "
+                         "now()::TIMESTAMP, '{}')")
+        with pytest.raises(WarehouseReadOnly):
+            conn.execute("CREATE TABLE sneaky (x INTEGER)")
+    with connect(db, read_only=True) as conn:
+        assert conn.query_one("SELECT count(*) FROM documents")[0] == 0
+
+
+def test_reading_a_missing_warehouse_says_so(tmp_path):
+    with pytest.raises(WarehouseMissing, match="no warehouse at"):
+        with connect(tmp_path / "absent.duckdb", read_only=True):
+            pass
+    assert not (tmp_path / "absent.duckdb").exists()
+
+
+def test_default_path_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("HARNESS_WAREHOUSE", raising=False)
+    assert str(default_path()) == "warehouse.duckdb"
+    monkeypatch.setenv("HARNESS_WAREHOUSE", str(tmp_path / "elsewhere.duckdb"))
+    assert default_path() == tmp_path / "elsewhere.duckdb"

@@ -1,0 +1,5 @@
+import sys
+
+from warehouse.cli import main
+
+sys.exit(main())
