@@ -1,0 +1,5 @@
+import sys
+
+from ingestion.cli import main
+
+sys.exit(main())

@@ -1,0 +1,50 @@
+"""The ``python -m ingestion`` entry point and the no-side-effects-on-import rule."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from ingestion.cli import COMMANDS, main
+from ingestion.registry import SOURCES
+
+MODULES = [
+    "ingestion", "ingestion.registry", "ingestion.sources", "ingestion.corpus", "ingestion.digest",
+    "ingestion.timing", "ingestion.chunking", "ingestion.judgements", "ingestion.fetch",
+    "ingestion.stats", "ingestion.composition", "ingestion.loaders", "ingestion.loaders.qmsum",
+    "ingestion.loaders.beir", "ingestion.loaders.trec", "ingestion.loaders.synthetic",
+    "ingestion.synthetic", "ingestion.synthetic.generator", "ingestion.synthetic.validate",
+    "ingestion.synthetic.budget", "ingestion.synthetic.spec", "ingestion.synthetic.vocab",
+    "ingestion.cli",
+] + sorted(COMMANDS.values())
+
+
+def test_importing_any_module_loads_no_heavy_dependency():
+    code = ("import importlib, sys\n"
+            f"for m in {MODULES!r}: importlib.import_module(m)\n"
+            "print(sorted(m for m in ('bm25s', 'torch', 'duckdb', 'streamlit', 'tqdm', "
+            "'sentence_transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_module_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "ingestion", "sources"], capture_output=True,
+                         text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(SOURCES)
+    assert any(line.startswith("qmsum ") and " A " in line for line in lines)
+
+
+def test_sources_json_carries_the_derived_tier(capsys):
+    assert main(["sources", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert set(rows) == set(SOURCES)
+    assert all(rows[n]["tier"] == SOURCES[n].tier for n in rows)
+
+
+def test_bad_spec_is_a_clear_error(capsys):
+    assert main(["stats", "nonsense"]) == 2
+    assert "expected KIND:PATH with KIND one of ['beir', 'qmsum', 'synthetic', 'trec']" in \
+        capsys.readouterr().err
