@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
@@ -51,14 +53,20 @@ class QrelsFile:
 
 
 def _lines(path) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with 1-based numbers; refuses a file with none."""
+    """Non-blank lines with 1-based numbers; refuses a file with none, or bytes that are
+    not UTF-8 (naming the line)."""
     path = Path(path)
     if not path.is_file():
         raise FormatError(path, None, None, "no such file")
     seen = False
-    with path.open("r", encoding="utf-8") as handle:
+    with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\r\n")
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise FormatError(path, number, None, f"not UTF-8 text ({exc.reason})") from None
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # a byte-order mark is not data
             if not line.strip():
                 continue
             seen = True
@@ -67,18 +75,19 @@ def _lines(path) -> Iterator[tuple[int, str]]:
         raise FormatError(path, None, None, "empty file: no records")
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_relevance(text: str, path, line: int, field: str = "relevance") -> int:
-    """An integer relevance label; ``1.0`` or ``x`` is refused, never rounded."""
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise FormatError(path, line, field, f"relevance must be an integer, got {text!r}") from None
-    return value
+    """An integer relevance label; ``1.0``, ``1_0`` or ``x`` is refused, never rounded."""
+    if not isinstance(text, str) or not _INTEGER.fullmatch(text):
+        raise FormatError(path, line, field, f"relevance must be an integer, got {text!r}")
+    return int(text)
 
 
-def parse_score(text, path, line: int, field: str = "score") -> float:
-    """A finite float score; NaN and infinities are refused."""
-    if isinstance(text, bool):
+def parse_score(text, path, line: int | None, field: str = "score") -> float:
+    """A finite float score; NaN, infinities and booleans are refused."""
+    if isinstance(text, bool) or (isinstance(text, str) and "_" in text):
         raise FormatError(path, line, field, f"score must be a number, got {text!r}")
     try:
         value = float(text)
@@ -108,6 +117,9 @@ def _finish_qrels(path, judgements) -> QrelsFile:
 
 # --------------------------------------------------------------------------- qrels
 
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+_HEADER_TEXT = "\t".join(BEIR_QRELS_HEADER)
+
 
 def read_trec_qrels(path) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
@@ -115,18 +127,17 @@ def read_trec_qrels(path) -> QrelsFile:
     seen: dict[tuple[str, str], int] = {}
     for line, text in _lines(path):
         parts = text.split()
+        if tuple(parts) == BEIR_QRELS_HEADER:
+            raise FormatError(path, line, "header",
+                              "a BEIR header row in a TREC qrels file (name BEIR qrels *.tsv)")
         if len(parts) != 4:
             raise FormatError(
-                path, line, None,
+                path, line, "columns",
                 f"expected 4 columns 'query_id iteration doc_id relevance', got {len(parts)}",
             )
         query_id, _iteration, doc_id, rel = parts
         _add_judgement(judgements, seen, path, line, query_id, doc_id, parse_relevance(rel, path, line))
     return _finish_qrels(path, judgements)
-
-
-BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
-_HEADER_TEXT = "\t".join(BEIR_QRELS_HEADER)
 
 
 def read_beir_qrels(path) -> QrelsFile:
@@ -145,7 +156,8 @@ def read_beir_qrels(path) -> QrelsFile:
             header_seen = True
             continue
         if len(parts) != 3:
-            raise FormatError(path, line, None, f"expected 3 tab-separated columns, got {len(parts)}")
+            raise FormatError(path, line, "columns",
+                              f"expected 3 tab-separated columns, got {len(parts)}")
         query_id, doc_id, rel = (p.strip() for p in parts)
         if not query_id:
             raise FormatError(path, line, "query-id", "empty query id")
@@ -223,22 +235,29 @@ def _add_scored(run, seen, path, line, query_id, doc_id, score):
 
 
 def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
-    """TREC run: ``query_id Q0 doc_id rank score tag`` per line, file order kept per query."""
+    """TREC run: ``query_id Q0 doc_id rank score tag`` per line.
+
+    Each query's list is in rank-column order (file order among equal ranks): that is the
+    order ``preserve_order`` scores.  trec_eval itself ignores the rank column, and so does
+    the default scoring, which orders by score.
+    """
     run: dict[str, list[ScoredDoc]] = {}
+    ranks: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, text in _lines(path):
         parts = text.split()
         if len(parts) != 6:
             raise FormatError(
-                path, line, None,
+                path, line, "columns",
                 f"expected 6 columns 'query_id Q0 doc_id rank score tag', got {len(parts)}",
             )
         query_id, _q0, doc_id, rank, score, _tag = parts
-        try:
-            int(rank)
-        except ValueError:
-            raise FormatError(path, line, "rank", f"rank must be an integer, got {rank!r}") from None
+        if not _INTEGER.fullmatch(rank):
+            raise FormatError(path, line, "rank", f"rank must be an integer, got {rank!r}")
         _add_scored(run, seen, path, line, query_id, doc_id, parse_score(score, path, line))
+        ranks[(query_id, doc_id)] = int(rank)
+    for query_id, docs in run.items():
+        docs.sort(key=lambda d: ranks[(query_id, d.doc_id)])  # stable: file order breaks ties
     return run
 
 
@@ -265,11 +284,25 @@ def read_run(path) -> dict[str, list[ScoredDoc]]:
 
 
 def _atomic_write_text(path, text: str) -> None:
+    """Write beside ``path`` and rename into place: the old file or the new one, never half."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        with tmp.open("x", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _token(value: str, path, what: str) -> str:
+    """An id written into a whitespace-separated TREC file must hold no whitespace."""
+    if not value or any(c.isspace() for c in value):
+        raise FormatError(path, None, what, f"{what} {value!r} cannot be written to a TREC file "
+                                            "(empty or holds whitespace)")
+    return value
 
 
 def _sorted_qrels(qrels: Iterable[Qrel] | Mapping[str, Mapping[str, int]]) -> list[Qrel]:
@@ -280,8 +313,9 @@ def _sorted_qrels(qrels: Iterable[Qrel] | Mapping[str, Mapping[str, int]]) -> li
 
 def write_trec_qrels(path, qrels) -> None:
     """Write TREC qrels, sorted by (query_id, doc_id)."""
-    _atomic_write_text(path, "".join(f"{q.query_id} 0 {q.doc_id} {q.relevance}\n"
-                                     for q in _sorted_qrels(qrels)))
+    _atomic_write_text(path, "".join(
+        f"{_token(q.query_id, path, 'query_id')} 0 {_token(q.doc_id, path, 'doc_id')} {int(q.relevance)}\n"
+        for q in _sorted_qrels(qrels)))
 
 
 def write_beir_qrels(path, qrels) -> None:
@@ -294,10 +328,12 @@ def write_beir_qrels(path, qrels) -> None:
 def write_trec_run(path, run: Mapping[str, Sequence[ScoredDoc]], tag: str = "harness") -> None:
     """Write a TREC run in the given list order per query (queries sorted by id)."""
     lines = []
+    _token(tag, path, "tag")
     for query_id in sorted(run):
+        _token(query_id, path, "query_id")
         for rank, doc in enumerate(run[query_id], start=1):
             score = parse_score(doc.score, path, None)
-            lines.append(f"{query_id} Q0 {doc.doc_id} {rank} {score!r} {tag}\n")
+            lines.append(f"{query_id} Q0 {_token(doc.doc_id, path, 'doc_id')} {rank} {score!r} {tag}\n")
     _atomic_write_text(path, "".join(lines))
 
 

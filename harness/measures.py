@@ -4,6 +4,10 @@ The canonical name is what every results file and the warehouse store.  ``nDCG@k
 trec_eval's ``ndcg_cut.k`` (ideal DCG truncated at k, linear gain); bare ``nDCG`` is
 trec_eval's untruncated ``ndcg`` and is never what ``@k`` means.  ``MRR@10`` is reciprocal
 rank on the run truncated at rank 10 (trec_eval has no cut-off form of ``recip_rank``).
+
+Definitions: nDCG (Jarvelin & Kekalainen, ACM TOIS 2002) with trec_eval's linear gain and
+``log2(rank + 1)`` discount; reciprocal rank (Voorhees, TREC-8 QA track 1999); average
+precision and R@k / P@k / Success@k as in trec_eval (Buckley & Voorhees 2005).
 """
 
 from __future__ import annotations

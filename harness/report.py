@@ -143,23 +143,50 @@ def metrics_table(rows: Sequence[Mapping], measures: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: metric_engine fields that define what a number means (``measures`` may differ freely)
+ENGINE_FIELDS = ("name", "version", "semantics", "tie_break", "gain")
+
+
+def provenance_notes(control: Mapping, candidate: Mapping) -> list[str]:
+    """Differences that make a delta compare two different measurements."""
+    notes = []
+    ce, ke = control.get("metric_engine") or {}, candidate.get("metric_engine") or {}
+    for name in ENGINE_FIELDS:
+        if ce.get(name) != ke.get(name):
+            notes.append(f"- metric_engine.{name} differs: {ce.get(name)!r} vs {ke.get(name)!r}")
+    if control.get("relevance_policy") != candidate.get("relevance_policy"):
+        notes.append("- relevance_policy differs: the two files judge relevance differently")
+    cc = {c["name"]: c for c in control.get("corpora", [])}
+    kc = {c["name"]: c for c in candidate.get("corpora", [])}
+    for name in sorted(set(cc) & set(kc)):
+        for field in ("version", "sha256", "tier"):
+            if cc[name].get(field) != kc[name].get(field):
+                notes.append(f"- corpus {name}: {field} differs "
+                             f"({cc[name].get(field)!r} vs {kc[name].get(field)!r})")
+    return notes
+
+
 def compare_table(control: Mapping, candidate: Mapping,
                   measures: Sequence[str] = COMPARE_MEASURES) -> str:
     """Per corpus x class: the control's and candidate's first measure, then deltas.
 
     Rows present in only one file are listed with the side that is missing; a row whose
-    ``n`` differs is flagged, because a delta over different query sets is not a delta.
+    ``n`` differs is flagged, because a delta over different query sets is not a delta;
+    so are differences in metric engine, relevance policy and corpus version or checksum
+    (:func:`provenance_notes`).  Deltas are candidate minus control.
     """
     def index(doc):
         return {(r["corpus"], r["query_class"]): r for r in doc["rows"]}
 
     ctl, cand = index(control), index(candidate)
+    if not measures:
+        raise ValueError("compare needs at least one measure")
     lead = measures[0]
     head = ["corpus", "class", "n", f"{lead} control", f"{lead} candidate",
             *[f"Δ {m}" for m in measures]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    notes = []
-    for key in sorted(set(ctl) | set(cand), key=lambda k: (k[0], k[1] == ALL, k[1])):
+    notes = provenance_notes(control, candidate)
+    for key in sorted(set(ctl) | set(cand), key=lambda k: (k[0], k[1] == ALL, str(k[1]))):
         corpus, cls = key
         a, b = ctl.get(key), cand.get(key)
         if a is None or b is None:

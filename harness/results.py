@@ -10,17 +10,21 @@ Layout of one results directory::
     runinfo.json        durations, latency samples, host: outside the claim
 
 Extra claim files (``calibration.jsonl``, ``answers.md`` ...) are passed in ``extra_files``.
-The directory is built beside its destination and renamed into place, so an interrupted
-run leaves the previous result (or nothing), never half of a new one.
+The directory is built beside its destination (``.NAME.staging-PID-TOKEN``) and renamed
+into place, so an interrupted run leaves the previous result (or nothing), never half of a
+new one.  What a killed writer leaves behind is tidied by the next write
+(:func:`recover_stale`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import platform
 import shutil
+import secrets
 import socket
 from pathlib import Path
 from typing import Any, Mapping
@@ -28,6 +32,8 @@ from typing import Any, Mapping
 from harness.canonical import canonical_json, canonical_line, sha256_text
 from harness.formats import FormatError
 from harness.records import TIERS, most_restrictive_tier
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -66,6 +72,53 @@ def _jsonl_text(rows) -> str:
     return "".join(canonical_line(r) + "\n" for r in rows)
 
 
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def _leftovers(out: Path, kind: str) -> list[tuple[Path, int]]:
+    """``.NAME.{kind}-PID-...`` directories beside ``out``, with their writer's pid."""
+    prefix = f".{out.name}.{kind}-"
+    found = []
+    for path in sorted(out.parent.iterdir()):
+        if path.name.startswith(prefix) and path.is_dir():
+            pid = path.name[len(prefix):].split("-", 1)[0]
+            if pid.isdigit():
+                found.append((path, int(pid)))
+    return found
+
+
+def recover_stale(out_dir) -> None:
+    """Tidy what a killed writer left beside ``out_dir``.
+
+    A staging directory of a dead process is removed.  A ``.old`` directory of a dead
+    process is the previous result, moved aside just before the new one was renamed in:
+    if the new one never arrived it is put back, otherwise it is removed.  Directories of
+    live writers are left alone.
+    """
+    out = Path(out_dir)
+    for path, pid in _leftovers(out, "staging"):
+        if not _pid_alive(pid):
+            log.info("removing stale staging directory %s", path)
+            shutil.rmtree(path, ignore_errors=True)
+    for path, pid in _leftovers(out, "old"):
+        if _pid_alive(pid):
+            continue
+        if not out.exists():
+            log.warning("restoring %s from %s (its writer died mid-swap)", out, path)
+            os.replace(path, out)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def write_results(
     out_dir,
     metrics: Mapping[str, Any],
@@ -76,39 +129,56 @@ def write_results(
     runinfo: Mapping[str, Any] | None = None,
     extra_files: Mapping[str, str] | None = None,
 ) -> Path:
-    """Validate ``metrics`` and write the whole directory atomically; returns its path."""
+    """Validate ``metrics`` and write the whole directory atomically; returns its path.
+
+    Every file is rendered first, then written into a staging directory beside
+    ``out_dir``, which replaces ``out_dir`` by rename: an exception (or Ctrl-C) at any
+    point leaves the previous directory as it was.
+    """
     validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
     out = Path(out_dir)
+    files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
+    if per_query is not None:
+        files[PER_QUERY] = _jsonl_text(per_query)
+    if rankings is not None:
+        files[RANKINGS] = _jsonl_text(rankings)
+    for name, text in (extra_files or {}).items():
+        if name in files or name == RUNINFO or Path(name).name != name or name.startswith("."):
+            raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
+        files[name] = text
+    info = dict(runinfo or {})
+    info.setdefault("host", host_info())
+    info["run_id"] = run_id(metrics)
+    files[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.parent / f".{out.name}.staging-{os.getpid()}"
-    if staging.exists():
-        shutil.rmtree(staging)
+    recover_stale(out)
+    staging = _fresh(out, "staging")
     staging.mkdir()
     try:
-        files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
-        if per_query is not None:
-            files[PER_QUERY] = _jsonl_text(per_query)
-        if rankings is not None:
-            files[RANKINGS] = _jsonl_text(rankings)
-        for name, text in (extra_files or {}).items():
-            files[name] = text
-        info = dict(runinfo or {})
-        info.setdefault("host", host_info())
-        info["run_id"] = run_id(metrics)
-        files[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
         for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8")
+            (staging / name).write_text(text, encoding="utf-8", newline="")
         old = None
         if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            old = _fresh(out, "old")
             os.replace(out, old)
-        os.replace(staging, out)
+        try:
+            os.replace(staging, out)
+        except BaseException:
+            if old is not None and not out.exists():
+                os.replace(old, out)
+            raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+def _fresh(out: Path, kind: str) -> Path:
+    """A new sibling name ``.NAME.{kind}-PID-TOKEN`` (pid first: see recover_stale)."""
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 # --------------------------------------------------------------------------- validation
@@ -141,12 +211,17 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
         _fail(source, "corpora", "must be a non-empty list")
     tiers: dict[str, str] = {}
     for i, corpus in enumerate(doc["corpora"]):
+        if not isinstance(corpus, Mapping):
+            _fail(source, f"corpora[{i}]", "must be an object")
         for name in CORPUS_FIELDS:
             if name not in corpus:
                 _fail(source, f"corpora[{i}].{name}", "missing")
         if corpus["tier"] not in TIERS:
             _fail(source, f"corpora[{i}].tier",
                   f"unknown tier {corpus['tier']!r}; expected one of {sorted(TIERS)}")
+        if not isinstance(corpus["name"], str) or not corpus["name"] or "+" in corpus["name"]:
+            _fail(source, f"corpora[{i}].name",
+                  f"must be a non-empty string without '+' (it joins pooled names), got {corpus['name']!r}")
         if corpus["name"] in tiers:
             _fail(source, f"corpora[{i}].name", f"corpus {corpus['name']!r} listed twice")
         tiers[corpus["name"]] = corpus["tier"]
@@ -156,17 +231,24 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
     if not isinstance(doc["rows"], list) or not doc["rows"]:
         _fail(source, "rows", "must be a non-empty list")
     for i, row in enumerate(doc["rows"]):
+        if not isinstance(row, Mapping):
+            _fail(source, f"rows[{i}]", "must be an object")
         for name in ROW_FIELDS:
             if name not in row:
                 _fail(source, f"rows[{i}].{name}", "missing")
+        if row["tier"] not in TIERS:
+            _fail(source, f"rows[{i}].tier",
+                  f"unknown tier {row['tier']!r}; expected one of {sorted(TIERS)}")
         names = str(row["corpus"]).split("+")
         for name in names:
             if name not in tiers:
                 _fail(source, f"rows[{i}].corpus", f"corpus {name!r} is not listed in corpora")
         expected = most_restrictive_tier(tiers[n] for n in names)
         if row["tier"] != expected:
+            what = "pooled corpora" if len(names) > 1 else "corpus"
             _fail(source, f"rows[{i}].tier",
-                  f"tier {row['tier']!r} does not match corpus {row['corpus']!r} (tier {expected})")
+                  f"tier {row['tier']!r} does not match {what} {row['corpus']!r}: expected "
+                  f"{expected}, the most restrictive tier of {sorted(set(names))}")
         if not isinstance(row["metrics"], Mapping) or not row["metrics"]:
             _fail(source, f"rows[{i}].metrics", "must be a non-empty object")
         for measure, value in row["metrics"].items():
@@ -175,6 +257,9 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
         for name in ("n", "queries_unanswered", "queries_dropped_unjudgeable"):
             if isinstance(row[name], bool) or not isinstance(row[name], int) or row[name] < 0:
                 _fail(source, f"rows[{i}].{name}", f"must be a non-negative integer, got {row[name]!r}")
+        if row["queries_unanswered"] > row["n"]:
+            _fail(source, f"rows[{i}].queries_unanswered",
+                  f"{row['queries_unanswered']} unanswered of only {row['n']} scored queries")
 
 
 def load_metrics(path) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from harness.records import TIERS
 from harness.report import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.results import SCHEMA_VERSION, write_results
 from harness.scoring import metric_engine_block, score
+
+log = logging.getLogger(__name__)
 
 HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
 
@@ -58,6 +61,10 @@ def run(args) -> int:
     run_docs = read_run(args.run)
     corpus = args.corpus_name or Path(args.qrels).stem
     classes = read_query_classes(args.query_classes) if args.query_classes else {}
+    strays = sorted(set(classes) - set(qrels_file.judgements))
+    if strays:
+        log.warning("%d queries in %s are not in the qrels and are ignored: %s",
+                    len(strays), args.query_classes, strays[:5])
     result = score(qrels_file.judgements, run_docs, [m.name for m in measures],
                    binary=args.binary_relevance, preserve_order=args.preserve_order,
                    keep_rankings=args.keep_rankings)
