@@ -1,10 +1,14 @@
-"""Hand a written results directory to the warehouse (its public ingest entry point only)."""
+"""Hand a written results directory to the warehouse (its public ingest entry points only)."""
 
 from __future__ import annotations
 
 import logging
+import sys
 
 log = logging.getLogger(__name__)
+
+#: exit code when the results were written but could not be ingested (busy, schema)
+NOT_INGESTED = 4
 
 
 def add_warehouse_arguments(parser) -> None:
@@ -14,11 +18,31 @@ def add_warehouse_arguments(parser) -> None:
                         help="warehouse file (default: $HARNESS_WAREHOUSE or ./warehouse.duckdb)")
 
 
+def _ingest(func, target, args, retry_command: str) -> None:
+    try:
+        report = func(target, db_path=getattr(args, "db", None))
+    except ValueError:
+        raise  # refused input: the caller reports it as bad input
+    except Exception as exc:  # busy, schema out of date: what was written stays intact
+        print(f"not ingested into the warehouse ({exc}); the files are intact, "
+              f"retry later with: {retry_command}", file=sys.stderr)
+        raise SystemExit(NOT_INGESTED) from None
+    print(report.message)
+
+
 def publish(results_dir, args) -> None:
     """Ingest ``results_dir`` unless ``--no-warehouse`` was given; prints what happened."""
     if getattr(args, "no_warehouse", False):
         return
     from warehouse import ingest_results
 
-    report = ingest_results(results_dir, db_path=getattr(args, "db", None))
-    print(report.message)
+    _ingest(ingest_results, results_dir, args, f"python -m warehouse ingest {results_dir}")
+
+
+def publish_document(path, args) -> None:
+    """Ingest a standalone claim document (certificate, agreement, ...) unless disabled."""
+    if getattr(args, "no_warehouse", False):
+        return
+    from warehouse import ingest_document
+
+    _ingest(ingest_document, path, args, f"python -m warehouse ingest {path}")

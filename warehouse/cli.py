@@ -21,15 +21,18 @@ def _db(p) -> None:
 
 
 def _ingest_args(p) -> None:
-    p.add_argument("results_dirs", nargs="+", metavar="RESULTS_DIR",
-                   help="results directories written by the harness")
+    p.add_argument("results_dirs", nargs="+", metavar="PATH",
+                   help="results directories written by the harness, or claim documents "
+                        "(JSON files with a 'kind': certificate, agreement, ...)")
     _db(p)
 
 
 def cmd_ingest(args) -> int:
     from tqdm import tqdm
 
-    from warehouse import ingest_results
+    from pathlib import Path
+
+    from warehouse import ingest_document, ingest_results
     from warehouse.errors import IngestRefused
 
     status = OK
@@ -37,7 +40,8 @@ def cmd_ingest(args) -> int:
                disable=len(args.results_dirs) < 2)
     for results_dir in bar:
         try:
-            report = ingest_results(results_dir, db_path=args.db)
+            ingest = ingest_document if Path(results_dir).is_file() else ingest_results
+            report = ingest(results_dir, db_path=args.db)
         except IngestRefused as exc:
             bar.write(f"refused {results_dir}: {exc}", file=sys.stderr)
             status = REFUSED
@@ -107,8 +111,8 @@ def cmd_info(args) -> int:
 
 
 COMMANDS = {
-    "ingest": ("ingest results directories (one transaction each; a run already there is a "
-               "no-op)", _ingest_args, cmd_ingest),
+    "ingest": ("ingest results directories or claim documents (one transaction each; a run "
+               "already there is a no-op)", _ingest_args, cmd_ingest),
     "migrate": ("create the warehouse or apply pending migrations", _db, cmd_migrate),
     "export": ("export the metric table (publishable: tier-A rows only, or refuse)",
                _export_args, cmd_export),
