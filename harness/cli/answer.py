@@ -1,0 +1,102 @@
+"""``python -m harness answer``: answer aggregation queries from the transcript store and
+score them on the answer (EM / partial / answered) into a results directory."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from harness.answers.answerers import ANSWERERS
+from harness.publish import add_warehouse_arguments
+
+log = logging.getLogger(__name__)
+
+HELP = "answer aggregation queries from the transcript store; score EM / partial / answered"
+
+def add_arguments(p) -> None:
+    p.add_argument("--corpus", action="append", required=True, metavar="KIND:PATH",
+                   help="corpus to answer (repeatable), e.g. synthetic:PATH")
+    p.add_argument("--answerer", choices=sorted(ANSWERERS), default="reference",
+                   help="none (declines everything: the floor), reference (the instrument's "
+                        "control over the generator's frames) or product (generic parser); "
+                        "default reference")
+    p.add_argument("--store-url", default=None,
+                   help="SQLAlchemy URL of the transcript store (default: transcripts.sqlite "
+                        "beside the warehouse file), e.g. postgresql+psycopg://USER@HOST/DB")
+    p.add_argument("--out", required=True, help="results directory to write")
+    p.add_argument("--answer-count-tolerance", type=int, default=0, metavar="N",
+                   help="a count within N of the gold is exact (default 0)")
+    p.add_argument("--answer-set-credit", choices=("exact", "f1"), default="f1",
+                   help="partial credit for a file set: f1 (default) or exact (= EM)")
+    p.add_argument("--row-limit", type=int, default=None, metavar="N",
+                   help="rows one answering read may return before it raises (default 100000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_warehouse_arguments(p)
+
+
+def _publish(out, args) -> None:
+    """Hand answers.json to the warehouse when it has a document entry point and a handler
+    for kind "answers"; otherwise say why it was skipped (the results stay written)."""
+    if args.no_warehouse:
+        return
+    try:
+        from warehouse import ingest_document
+    except ImportError:
+        print("warehouse: no ingest_document entry point; answers not ingested")
+        return
+    from harness.answers.document import ANSWERS_JSON, KIND
+
+    try:
+        report = ingest_document(out / ANSWERS_JSON, db_path=args.db)
+    except ValueError as exc:
+        if getattr(exc, "field", None) == "kind":
+            print(f"warehouse: no handler for {KIND!r} documents yet; answers not ingested "
+                  f"({exc})")
+            return
+        raise
+    print(report.message)
+
+
+def run(args) -> int:
+    started = time.perf_counter()
+    from harness.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
+    from harness.answers.document import ANSWERS_JSON, ANSWERS_MD
+    from harness.answers.output import write_directory
+    from harness.answers.pipeline import run_answers
+    from harness.answers.scoring import AnswerPolicy
+    from harness.canonical import canonical_json
+    from ingestion import load_corpus
+
+    policy = AnswerPolicy(args.answer_count_tolerance, args.answer_set_credit)
+    answerer = make_answerer(args.answerer, row_limit=args.row_limit or ROW_LIMIT)
+    progress = not args.no_progress
+    corpora = [load_corpus(spec) for spec in args.corpus]
+    runinfo = {"command": "answer", "answerer": answerer.name}
+    store = None
+    try:
+        if answerer.needs_store:
+            from ingestion.transcripts import fill, open_store
+
+            store = open_store(args.store_url, warehouse=args.db)
+            runinfo["store"] = {"url": store.where, "dialect": store.dialect}
+            fill_started = time.perf_counter()
+            runinfo["fills"] = [fill(store, c, progress=progress).message for c in corpora]
+            runinfo["fill_seconds"] = time.perf_counter() - fill_started
+        answer_started = time.perf_counter()
+        try:
+            result = run_answers(corpora, answerer, policy, store, progress=progress)
+        except TruncatedResult as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        runinfo["answer_seconds"] = time.perf_counter() - answer_started
+    finally:
+        if store is not None:
+            store.close()
+    runinfo["elapsed_seconds"] = time.perf_counter() - started
+    out = write_directory(args.out, {ANSWERS_JSON: canonical_json(result.document),
+                                     ANSWERS_MD: result.markdown}, runinfo)
+    print(result.markdown, end="")
+    print(f"\nwrote {out}")
+    _publish(out, args)
+    return 0
