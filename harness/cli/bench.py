@@ -1,0 +1,130 @@
+"""``python -m harness bench``: one retrieval arm over one or more corpora, scored.
+
+Exit codes: 0 written; 2 bad input (the message names what); 3 refused because the index
+holds vectors from two named embedding models (nothing is written).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from harness.publish import add_warehouse_arguments
+
+HELP = "run a retrieval arm (bm25 | vector | hybrid, retrieve | rerank) and score it"
+
+
+def add_arguments(p) -> None:
+    from harness.arms import (
+        COMBINATION_TECHNIQUES,
+        FUSION_STRATEGIES,
+        GRANULARITIES,
+        MODES,
+        NORMALIZATION_TECHNIQUES,
+        SCOPES,
+        STAGES,
+    )
+    from harness.backends import BACKENDS, DEFAULT_BACKEND
+    from harness.measures import DEFAULT_MEASURES
+
+    g = p.add_argument_group("corpora and output")
+    g.add_argument("--corpus", action="append", required=True, metavar="KIND:PATH",
+                   help="qmsum:PATH | beir:PATH | trec:PATH | synthetic:PATH (repeatable; all "
+                        "corpora share one index)")
+    g.add_argument("--out", required=True, help="results directory to write")
+    g.add_argument("--control-name", default=None, help="name of this run (default: --out's name)")
+    g.add_argument("--compare", default=None, metavar="CONTROL/metrics.json",
+                   help="print the per-class delta table against this control")
+    g.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
+                   help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
+
+    g = p.add_argument_group("the arm")
+    g.add_argument("--backend", choices=sorted(BACKENDS), default=DEFAULT_BACKEND)
+    g.add_argument("--mode", choices=MODES, default="hybrid")
+    g.add_argument("--stage", choices=STAGES, default="retrieve")
+    g.add_argument("--scope", choices=SCOPES, default="corpus",
+                   help="gold-files: oracle restricted to each query's gold files (upper bound)")
+    g.add_argument("--granularity", choices=GRANULARITIES, default="chunk")
+    g.add_argument("--size", type=int, default=None,
+                   help="request size (default 48); sets the fusion window "
+                        "max(100, min(size*4, 500)), so it is not a truncation knob")
+    g.add_argument("--max-words", type=int, default=200, help="chunk size cap in words")
+
+    g = p.add_argument_group("fusion (--mode hybrid)")
+    g.add_argument("--fusion", choices=FUSION_STRATEGIES, default=None,
+                   help="default: rrf at rank constant 60, recorded as not selected explicitly")
+    g.add_argument("--rank-constant", type=int, default=None)
+    g.add_argument("--normalization-technique", choices=NORMALIZATION_TECHNIQUES, default=None)
+    g.add_argument("--combination-technique", choices=COMBINATION_TECHNIQUES, default=None)
+    g.add_argument("--combination-weights", default=None, metavar="BM25,VECTOR",
+                   help="e.g. 0.7,0.3 (whole percents summing to 1)")
+
+    g = p.add_argument_group("rerank stage (--stage rerank)")
+    g.add_argument("--candidate-pool", type=int, default=None,
+                   help="candidates retrieved for reranking (= the request size; default 48)")
+    g.add_argument("--final-chunks", type=int, default=None, help="default 12")
+    g.add_argument("--max-chunks-per-file", type=int, default=None, help="default 4")
+    g.add_argument("--rerank-max-pairs", type=int, default=None, help="default 50")
+    g.add_argument("--reranker", default=None, metavar="PATH",
+                   help="local cross-encoder directory (default: $HARNESS_RERANKER)")
+
+    g = p.add_argument_group("lexical and dense legs")
+    g.add_argument("--k1", type=float, default=1.2, help="BM25 k1 (default 1.2)")
+    g.add_argument("--b", type=float, default=0.75, help="BM25 b (default 0.75)")
+    g.add_argument("--model", default=None, metavar="NAME|PATH",
+                   help="embedding model profile or local directory "
+                        "(default: sentence-transformers/all-MiniLM-L6-v2, packaged)")
+    g.add_argument("--dim", type=int, default=None, help="dimension (required for a model "
+                                                         "without a profile)")
+    g.add_argument("--query-prefix", default=None)
+    g.add_argument("--document-prefix", default=None)
+    g.add_argument("--embed-header", action="store_true",
+                   help="embed '{title} | {date} | participants: {roster}' before each chunk "
+                        "(dense leg only)")
+    g.add_argument("--cache-dir", default=None,
+                   help="embedding cache directory (default: $HARNESS_CACHE or ./cache)")
+
+    g = p.add_argument_group("relevance")
+    g.add_argument("--relevance-high", type=float, default=0.5)
+    g.add_argument("--relevance-low", type=float, default=0.0)
+    g.add_argument("--binary-relevance", action="store_true")
+
+    g = p.add_argument_group("execution")
+    g.add_argument("--workers", type=int, default=1, help="retrieval threads (default 1)")
+    g.add_argument("--query-batch", type=int, default=None,
+                   help="queries per retrieval batch (default 64; 4 at --stage rerank); a "
+                        "fixed cut in query-id order, so results never depend on --workers")
+    g.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_warehouse_arguments(p)
+
+
+def run(args) -> int:
+    from harness.bench.config import from_args
+    from harness.bench.runner import run_bench
+    from harness.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
+    from harness.publish import publish
+
+    cfg = from_args(args)
+    control = None
+    if cfg.compare:
+        from harness.results import load_metrics
+
+        control = load_metrics(cfg.compare)  # a bad control fails before any work
+    try:
+        outcome = run_bench(cfg)
+    except MixedEmbeddingSpace as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_MIXED_EMBEDDINGS
+    md = (outcome.out / "metrics.md").read_text(encoding="utf-8")
+    print(md, end="")
+    emb = outcome.runinfo.get("embedding", {})
+    lat = outcome.runinfo["retrieval_latency_ms"]
+    print(f"\nwrote {outcome.out}  (texts embedded {emb.get('texts_embedded', 0)}, "
+          f"from cache {emb.get('texts_from_cache', 0)}; retrieval p50 {lat['p50']} ms, "
+          f"p95 {lat['p95']} ms at concurrency {lat['concurrency']})")
+    if control is not None:
+        from harness.report import compare_table
+
+        print(f"\ncontrol: {control['control_name']}   candidate: {cfg.name()}\n")
+        print(compare_table(control, outcome.metrics), end="")
+    publish(outcome.out, args)
+    return 0

@@ -1,0 +1,17 @@
+"""Embedding models for the dense leg: profiles as data, offline encoders, the on-disk
+cache, and embedding provenance.  Importing this package loads no model."""
+
+from harness.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
+from harness.embeddings.encoders import Encoder, load_encoder, weights_sha256
+from harness.embeddings.profiles import DEFAULT_MODEL, PROFILES, ModelProfile, resolve_profile
+from harness.embeddings.provenance import (
+    EXIT_MIXED_EMBEDDINGS,
+    MixedEmbeddingSpace,
+    embedding_verdict,
+)
+
+__all__ = [
+    "CachedEncoder", "EmbeddingCache", "default_cache_dir", "Encoder", "load_encoder",
+    "weights_sha256", "DEFAULT_MODEL", "PROFILES", "ModelProfile", "resolve_profile",
+    "EXIT_MIXED_EMBEDDINGS", "MixedEmbeddingSpace", "embedding_verdict",
+]
