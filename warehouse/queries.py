@@ -22,9 +22,21 @@ VIEWS: dict[str, dict[str, str]] = {
     "publishable": {"metric_rows": "metric_rows_publishable",
                     "per_query": "per_query_publishable",
                     "rankings": "rankings_publishable",
-                    "latency": "latency_publishable"},
+                    "latency": "latency_publishable",
+                    # 002_statistics
+                    "intervals": "intervals_publishable",
+                    "comparisons": "comparisons_publishable",
+                    "agreement": "agreement_publishable",
+                    "agreement_arms": "agreement_arms_publishable",
+                    # 003_certificates
+                    "certificates": "certificates_publishable",
+                    "ppi": "ppi_publishable",
+                    "calibration": "calibration_publishable"},
     "internal": {"metric_rows": "metric_rows", "per_query": "per_query",
-                 "rankings": "rankings", "latency": "latency"},
+                 "rankings": "rankings", "latency": "latency",
+                 "intervals": "intervals", "comparisons": "comparisons",
+                 "agreement": "agreement", "agreement_arms": "agreement_arms",
+                 "certificates": "certificates", "ppi": "ppi", "calibration": "calibration"},
 }
 
 #: filter name -> the clause it adds (``{a}`` is the filtered relation's alias)
@@ -33,6 +45,7 @@ _FILTERS = {
     "corpora": "list_contains(?::VARCHAR[], {a}.corpus)",
     "classes": "list_contains(?::VARCHAR[], {a}.query_class)",
     "measures": "list_contains(?::VARCHAR[], {a}.measure)",
+    "arm_runs": "list_contains(?::VARCHAR[], {a}.arm_run_id)",
 }
 
 MIN_PREFIX = 6
@@ -326,3 +339,250 @@ def run_provenance(conn: Connection, run_ids: Iterable[str]) -> list[dict]:
             "embedding_model", "embedding_models", "backend", "mode", "stage", "code_revision",
             "relevance_policy", "corpora")
     return [dict(zip(keys, row)) for row in rows]
+
+
+# --------------------------------------------------------------------------- statistics (002)
+
+#: the newest stored interval per run x corpus x class x measure (a run may have several
+#: intervals documents, e.g. recomputed with another seed: the last one ingested is shown)
+_LATEST_INTERVALS = (
+    "SELECT i.* FROM {rel} AS i QUALIFY row_number() OVER (PARTITION BY i.run_id, i.corpus, "
+    "i.query_class, i.measure ORDER BY i.ingested_at DESC, i.document_id) = 1")
+
+_LATEST_COMPARISONS = (
+    "SELECT x.* FROM {rel} AS x QUALIFY row_number() OVER (PARTITION BY x.control_run_id, "
+    "x.arm_run_id, x.corpus, x.query_class, x.measure "
+    "ORDER BY x.ingested_at DESC, x.document_id) = 1")
+
+
+def metric_intervals(view: str, runs=None, corpora=None, classes=None, measures=None, *,
+                     db_path=None):
+    """:func:`metric_table` rows with their stored interval (``lower``, ``upper``,
+    ``interval_method``, ``confidence``; NULL where none is stored).  An interval joins its
+    metric row only when both are visible in ``view`` and cover the same n; the row's tier
+    is the more restrictive of the two."""
+    source = relation(view, "metric_rows")
+    latest = _LATEST_INTERVALS.format(rel=relation(view, "intervals"))
+    with connect(db_path, read_only=True) as conn:
+        where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
+                               classes=classes, measures=measures)
+        return conn.query_df(
+            f"WITH iv AS ({latest}) "
+            "SELECT m.run_id, r.control_name, r.created_at, m.corpus, "
+            "greatest(m.tier, coalesce(iv.tier, m.tier)) AS tier, m.query_class, m.measure, "
+            "m.value, m.n, m.queries_unanswered, m.queries_dropped_unjudgeable, "
+            "iv.lower, iv.upper, iv.method AS interval_method, iv.confidence "
+            f"FROM {source} AS m JOIN runs AS r USING (run_id) "
+            "LEFT JOIN iv ON iv.run_id = m.run_id AND iv.corpus = m.corpus "
+            "AND iv.query_class = m.query_class AND iv.measure = m.measure AND iv.n = m.n "
+            f"WHERE TRUE{where} "
+            "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
+            "m.measure", params)
+
+
+def comparisons(view: str, control_run=None, runs=None, corpora=None, classes=None,
+                measures=None, *, db_path=None):
+    """Stored paired tests (the newest per control x arm x corpus x class x measure):
+    means, delta with its interval, discordant pairs, p, Holm-adjusted p, p floor, verdict.
+    ``control_run`` selects the control; ``runs`` the arms."""
+    latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
+    with connect(db_path, read_only=True) as conn:
+        control = None if control_run is None else _one_run(conn, control_run)
+        where, params = _where("x", arm_runs=resolve_runs(conn, runs), corpora=corpora,
+                               classes=classes, measures=measures)
+        if control is not None:
+            where += " AND x.control_run_id = ?"
+            params.append(control)
+        return conn.query_df(
+            f"WITH x AS ({latest}) "
+            "SELECT x.control_run_id, x.control_name, x.arm_run_id, x.arm_name, x.corpus, "
+            "x.tier, x.query_class, x.measure, x.n, x.control_mean, x.arm_mean, x.delta, "
+            "x.delta_lower, x.delta_upper, x.confidence, x.discordant, x.improved, "
+            "x.worsened, x.test_method, x.permutations, x.p, x.p_floor, x.p_holm, "
+            "x.family_size, x.alpha, x.verdict, x.seed "
+            f"FROM x WHERE TRUE{where} "
+            "ORDER BY x.control_name, x.corpus, x.query_class = 'all', x.query_class, "
+            "x.measure, x.arm_name", params)
+
+
+def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, measures=None, *,
+                  db_path=None):
+    """:func:`deltas` with the stored paired test of each arm against this control, where
+    one exists: ``delta_lower``, ``delta_upper``, ``p``, ``p_holm``, ``p_floor``,
+    ``family_size``, ``alpha``, ``verdict`` (NULL otherwise).  The tier is the most
+    restrictive of the control's row, the arm's row and the test's row."""
+    source = relation(view, "metric_rows")
+    latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
+    with connect(db_path, read_only=True) as conn:
+        control = _one_run(conn, control_run)
+        where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
+                               classes=classes, measures=measures)
+        return conn.query_df(
+            f"WITH x AS ({latest}) "
+            "SELECT m.run_id, r.control_name, m.corpus, "
+            "greatest(m.tier, c.tier, coalesce(x.tier, 'A')) AS tier, m.query_class, "
+            "m.measure, c.value AS control_value, m.value, m.value - c.value AS delta, "
+            "c.n AS control_n, m.n, (c.n = m.n) AS paired, x.delta_lower, x.delta_upper, "
+            "x.discordant, x.p, x.p_holm, x.p_floor, x.family_size, x.alpha, x.verdict "
+            f"FROM {source} AS m JOIN {source} AS c ON c.run_id = ? AND c.corpus = m.corpus "
+            "AND c.query_class = m.query_class AND c.measure = m.measure "
+            "JOIN runs AS r ON r.run_id = m.run_id "
+            "LEFT JOIN x ON x.control_run_id = c.run_id AND x.arm_run_id = m.run_id "
+            "AND x.corpus = m.corpus AND x.query_class = m.query_class "
+            "AND x.measure = m.measure AND x.n = m.n "
+            f"WHERE m.run_id <> ?{where} "
+            "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
+            "m.measure", [control, control, *params])
+
+
+def agreement_documents(view: str, query_class=None, measure=None, *, db_path=None):
+    """One line per stored agreement document with a row visible in ``view``: measure,
+    class, the two corpora (in delta order), the most restrictive tier of its visible rows,
+    whether its pooled row is visible, how many families and arms are, when it was
+    ingested.  Under ``publishable`` a document whose pooled row is tier B still lists its
+    tier-A families."""
+    rel = relation(view, "agreement")
+    arms = relation(view, "agreement_arms")
+    where, params = _where("g", classes=query_class, measures=measure)
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT g.document_id, g.measure, g.query_class, g.corpus_a, g.corpus_b, "
+            "max(g.tier) AS tier, bool_or(g.pooled) AS has_pooled, "
+            "count(*) FILTER (WHERE NOT g.pooled) AS families, "
+            f"(SELECT count(*) FROM {arms} AS a WHERE a.document_id = g.document_id) AS arms, "
+            "max(g.ingested_at) AS ingested_at "
+            f"FROM {rel} AS g WHERE TRUE{where} "
+            "GROUP BY g.document_id, g.measure, g.query_class, g.corpus_a, g.corpus_b "
+            "ORDER BY max(g.ingested_at) DESC, g.document_id", params)
+
+
+def agreement_results(view: str, document_id=None, query_class=None, measure=None, *,
+                      db_path=None):
+    """Stored agreement coefficients: per family and pooled (``family`` NULL, ``pooled``
+    true), Kendall tau-b and p, Spearman, Pearson with its outlier flag, sign counts,
+    winners and delta ranges.  Undefined coefficients are NULL, never 0."""
+    rel = relation(view, "agreement")
+    where, params = _where("g", classes=query_class, measures=measure)
+    if document_id is not None:
+        where += " AND g.document_id = ?"
+        params.append(str(document_id))
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT g.document_id, g.family, g.pooled, g.measure, g.query_class, g.corpus, "
+            "g.corpus_a, g.corpus_b, g.tier, g.n, g.tau_b, g.tau_p, g.tau_method, g.spearman, "
+            "g.spearman_p, g.pearson, g.pearson_p, g.pearson_flag, g.agree, g.disagree, "
+            "g.inert, g.one_sided, g.agree_share, g.winner_a, g.winner_a_delta, g.winner_b, "
+            "g.winner_b_delta, g.same_winner, g.range_a, g.range_b, g.range_ratio, g.caveat, "
+            "g.ingested_at "
+            f"FROM {rel} AS g WHERE TRUE{where} "
+            "ORDER BY g.ingested_at DESC, g.document_id, g.pooled, g.family", params)
+
+
+def agreement_arms(view: str, document_id=None, query_class=None, measure=None, *,
+                   db_path=None):
+    """Each arm of stored agreement documents: family, axis, delta on each corpus against
+    its family's control, sign class, source (measured / given), run, included."""
+    rel = relation(view, "agreement_arms")
+    where, params = _where("a", classes=query_class, measures=measure)
+    if document_id is not None:
+        where += " AND a.document_id = ?"
+        params.append(str(document_id))
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT a.document_id, a.family, a.arm, a.axis, a.measure, a.query_class, "
+            "a.corpus, a.corpus_a, a.corpus_b, a.tier, a.delta_a, a.delta_b, a.sign, "
+            "a.source, a.run_id, a.included "
+            f"FROM {rel} AS a WHERE TRUE{where} "
+            "ORDER BY a.document_id, a.family, a.arm", params)
+
+
+# --------------------------------------------------------------------------- certificates (003)
+
+
+def certificates(view: str, *, db_path=None):
+    """Every stored certificate visible in ``view`` with the full document (``document``,
+    JSON) and the run it must now hold for: the newest run sharing a control name with a
+    run it was calibrated on (``current_run_id``, its ``current_metrics`` JSON, and where
+    its calibration.jsonl was and with which checksum).  Status as issued is ``status``;
+    the live status (expired, alarm) is computed by the caller with
+    ``harness.certificates.status.status``."""
+    rel = relation(view, "certificates")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            f"WITH x AS (SELECT * FROM {rel}), "
+            "src AS (SELECT DISTINCT x.document_id, r.control_name "
+            "FROM x, unnest(x.source_runs) AS s(run_id) JOIN runs AS r ON r.run_id = s.run_id), "
+            "cur AS (SELECT src.document_id, r.run_id AS current_run_id, "
+            "r.control_name AS current_control_name, r.created_at AS current_created_at, "
+            "r.metrics_json AS current_metrics, r.source_dir AS current_source_dir "
+            "FROM src JOIN runs AS r ON r.control_name = src.control_name "
+            "QUALIFY row_number() OVER (PARTITION BY src.document_id "
+            "ORDER BY r.created_at DESC, r.ingested_at DESC, r.run_id) = 1) "
+            "SELECT x.document_id, x.certificate_id, x.type, x.status, x.alpha, x.target, "
+            "x.delta, x.threshold, x.temperature, x.context_k, x.k_max, x.split_tune, "
+            "x.split_calibrate, x.split_heldout, x.seed, x.heldout_n, x.heldout_rate, "
+            "x.heldout_lower, x.heldout_upper, x.mean_set_size, x.fixed_k, x.answer_rate, "
+            "x.queries_needed, x.stage, x.source_runs, x.corpus, x.tier, x.reason, "
+            "x.ingested_at, d.content AS document, cur.current_run_id, "
+            "cur.current_control_name, cur.current_created_at, cur.current_metrics, "
+            "cur.current_source_dir, f.sha256 AS current_calibration_sha256 "
+            "FROM x JOIN documents AS d ON d.document_id = x.document_id "
+            "LEFT JOIN cur ON cur.document_id = x.document_id "
+            "LEFT JOIN run_files AS f ON f.run_id = cur.current_run_id "
+            "AND f.name = 'calibration.jsonl' "
+            "ORDER BY x.ingested_at, x.document_id")
+
+
+def ppi_results(view: str, *, db_path=None):
+    """Stored judge-calibrated (PPI / PPI++) estimates with their intervals."""
+    rel = relation(view, "ppi")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT p.document_id, p.method, p.alpha, p.estimate, p.lower, p.upper, "
+            "p.lambda_value AS lambda, p.judge_bias, p.effective_labels, p.labelled, "
+            "p.unlabelled, p.labels_only_estimate, p.labels_only_lower, p.labels_only_upper, "
+            f"p.judge_only_estimate, p.corpus, p.tier, p.ingested_at FROM {rel} AS p "
+            "ORDER BY p.ingested_at, p.document_id")
+
+
+def calibration(run, view: str, *, db_path=None):
+    """One run's calibration records per query: stage, first relevant rank (NULL: none
+    retrieved), top score, candidates recorded."""
+    rel = relation(view, "calibration")
+    with connect(db_path, read_only=True) as conn:
+        rid = _one_run(conn, run)
+        return conn.query_df(
+            "SELECT k.corpus, k.tier, k.query_id, k.query_class, k.stage, "
+            f"k.first_relevant_rank, k.top_score, k.candidates FROM {rel} AS k "
+            "WHERE k.run_id = ? ORDER BY k.corpus, k.query_id", [rid])
+
+
+# --------------------------------------------------------------------------- dashboard helpers
+
+
+def corpus_composition(view: str, *, db_path=None):
+    """Queries per corpus and class as the runs scored them (pooled rows left out): one
+    line per corpus x class x n x tier, with how many runs scored that set."""
+    source = relation(view, "metric_rows")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT m.corpus, m.tier, m.query_class, m.n, "
+            "max(m.queries_dropped_unjudgeable) AS dropped_unjudgeable, "
+            "count(DISTINCT m.run_id) AS runs "
+            f"FROM {source} AS m WHERE NOT contains(m.corpus, '+') "
+            "GROUP BY m.corpus, m.tier, m.query_class, m.n "
+            "ORDER BY m.corpus, m.query_class = 'all', m.query_class, m.n")
+
+
+def latency_distribution(runs=None, *, view: str = "internal", db_path=None):
+    """Latency samples of several runs at once (ms, in recorded order, numbered from 1):
+    run_id, control_name, created_at, sample, ms."""
+    source = relation(view, "latency")
+    with connect(db_path, read_only=True) as conn:
+        where, params = _where("l", runs=resolve_runs(conn, runs))
+        return conn.query_df(
+            "SELECT l.run_id, r.control_name, r.created_at, s.sample, s.ms "
+            f"FROM {source} AS l JOIN runs AS r ON r.run_id = l.run_id, "
+            "LATERAL (SELECT generate_subscripts(l.samples, 1) AS sample, "
+            "unnest(l.samples) AS ms) AS s "
+            f"WHERE TRUE{where} ORDER BY r.created_at, l.run_id, s.sample", params)

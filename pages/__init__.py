@@ -1,0 +1,19 @@
+"""The dashboard's pages, registered as data.
+
+Each entry is ``(file in this folder, title, icon)``; ``app.py`` turns the list into
+``st.navigation``, first entry first (and default).  A new page is one file here and one
+line below.  Pages are thin: read widgets, call one cached loader over
+``warehouse.queries`` (:mod:`pages.common`), render.  They hold no SQL.
+"""
+
+from __future__ import annotations
+
+PAGES: list[tuple[str, str, str]] = [
+    ("overview.py", "Overview", ":material/monitoring:"),
+    ("results.py", "Results", ":material/table_chart:"),
+    ("compare.py", "Compare", ":material/compare_arrows:"),
+    ("agreement.py", "Agreement", ":material/scatter_plot:"),
+    ("latency.py", "Latency", ":material/timer:"),
+    ("certificates.py", "Certificates", ":material/verified:"),
+    ("corpora.py", "Corpora", ":material/library_books:"),
+]

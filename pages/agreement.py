@@ -1,0 +1,133 @@
+"""Agreement: do two corpora rank the arms' changes alike?  Each arm's delta on corpus A
+against its family's control is plotted against its delta on corpus B, coloured by family.
+
+Families and controls come from stored agreement documents (``python -m harness agreement
+--manifest M --out FILE``, then ``python -m warehouse ingest FILE``), with their stored
+coefficients.  Without one, pick a control run: every other run that scored both corpora
+with the control's query counts becomes an arm of one family, and the coefficients are
+computed here by the harness's own code (and said to be)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from pages import common, tables
+
+CLASSES = ("all", "lookup")
+FROM_DOCUMENTS, FROM_CONTROL = "stored agreement documents", "a control run picked here"
+
+
+def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> None:
+    data = arms.assign(axis=arms.get("axis", pd.Series(index=arms.index, dtype=object)))
+    data = data.assign(axis=data["axis"].fillna("–"),
+                       included=data["included"].map({True: "included", False: "left out"}))
+    points = alt.Chart(data).mark_point(size=90, filled=True).encode(
+        x=alt.X("delta_a:Q", title=f"Δ {measure} on {corpus_a} (arm − its family's control)",
+                scale=alt.Scale(zero=True, nice=True, padding=24)),
+        y=alt.Y("delta_b:Q", title=f"Δ {measure} on {corpus_b} (arm − its family's control)",
+                scale=alt.Scale(zero=True, nice=True, padding=24)),
+        color=alt.Color("family:N", title="family",
+                        scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
+        shape=alt.Shape("included:N", title="in the coefficients"),
+        tooltip=[alt.Tooltip("arm:N"), alt.Tooltip("family:N"), alt.Tooltip("axis:N"),
+                 alt.Tooltip("delta_a:Q", title=f"Δ {corpus_a}", format="+.4f"),
+                 alt.Tooltip("delta_b:Q", title=f"Δ {corpus_b}", format="+.4f"),
+                 alt.Tooltip("sign:N"), alt.Tooltip("tier:N")])
+    zero = pd.DataFrame({"v": [0.0]})
+    rules = (alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="v:Q")
+             + alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="v:Q"))
+    st.altair_chart(rules + points, width="stretch")
+    st.caption("Top-right and bottom-left quadrants: both corpora move the same way (agree); "
+               "the other two: they disagree. Points on an axis moved on one corpus only.")
+
+
+def _from_documents(view: str, cls: str, docs: pd.DataFrame) -> None:
+    labels = {r.document_id: f"{r.measure} · {r.corpus_a} vs {r.corpus_b} · {r.families} "
+                             f"famil{'y' if r.families == 1 else 'ies'}, {r.arms} arms · "
+                             f"{r.ingested_at:%Y-%m-%d %H:%M} · {r.document_id[:8]}"
+              for r in docs.itertuples(index=False)}
+    doc = st.selectbox("Agreement document", list(labels), format_func=labels.get,
+                       key=f"agreement_document_{view}_{cls}")
+    meta = docs[docs["document_id"] == doc].iloc[0]
+    arms = common.load("agreement_arms", view, document_id=doc)
+    results = common.load("agreement_results", view, document_id=doc)
+    st.subheader(f"Arms: Δ on {meta.corpus_a} vs Δ on {meta.corpus_b} ({cls})")
+    common.tier_badge(view, arms["tier"])
+    _scatter(arms, meta.corpus_a, meta.corpus_b, meta.measure)
+    st.subheader("Stored coefficients")
+    common.tier_badge(view, results["tier"])
+    st.dataframe(tables.coefficient_rows(results), hide_index=True, width="stretch")
+    caveat = results.loc[results["pooled"], "caveat"].dropna()
+    if len(caveat):
+        st.caption(f"Pooled: {caveat.iloc[0]}. Pearson is shown to be distrusted: it is "
+                   "flagged when it differs from Spearman by more than 0.2 or one arm moves it "
+                   "that much.")
+    with st.expander("The arms"):
+        common.tier_badge(view, arms["tier"])
+        st.dataframe(arms.drop(columns=["document_id"]), hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%+.4f")
+                                    for c in ("delta_a", "delta_b")})
+
+
+def _from_control(view: str, cls: str) -> None:
+    options = common.load("choices", view)
+    corpora = [c for c in options["corpus"] if "+" not in c]
+    if len(corpora) < 2:
+        st.info(f"Agreement needs runs measured on two corpora; the {view} view holds "
+                f"{len(corpora)} ({', '.join(corpora) or 'none'}).")
+        return
+    run_ids, labels = common.visible_runs(view)
+    cols = st.columns(4)
+    corpus_a = cols[0].selectbox("Corpus A", corpora, index=0, key=f"agreement_corpus_a_{view}")
+    corpus_b = cols[1].selectbox("Corpus B", [c for c in corpora if c != corpus_a], index=0,
+                                 key=f"agreement_corpus_b_{view}")
+    measure = cols[2].selectbox("Measure", options["measure"], key=f"agreement_measure_{view}",
+                                index=options["measure"].index(
+                                    common.measure_defaults(options["measure"])[0]))
+    control = cols[3].selectbox("Control run (the family's control)", run_ids,
+                                format_func=lambda r: labels.get(r, r),
+                                key=f"agreement_control_{view}")
+    deltas = common.load("deltas", control, None, view, corpora=[corpus_a, corpus_b],
+                         classes=[cls], measures=[measure])
+    family = f"vs {labels.get(control, control)}"
+    arms = tables.arms_from_deltas(deltas, corpus_a, corpus_b, labels, family)
+    if arms.empty:
+        st.info(f"No other run has paired {measure} deltas on both {corpus_a} and {corpus_b} "
+                f"(class {cls}) against this control.")
+        return
+    st.subheader(f"Arms: Δ on {corpus_a} vs Δ on {corpus_b} ({cls})")
+    common.tier_badge(view, arms["tier"])
+    _scatter(arms, corpus_a, corpus_b, measure)
+    summary = tables.live_summary(arms, corpus_a, corpus_b)
+    st.subheader("Coefficients (computed here, not stored)")
+    common.tier_badge(view, arms["tier"])
+    row = {**tables.summary_row(summary, family, corpus_a, corpus_b),
+           "tier": max(arms["tier"])}
+    st.dataframe(tables.coefficient_rows(pd.DataFrame([row])), hide_index=True,
+                 width="stretch")
+    st.caption("Computed by `harness.stats.agreement` from the stored metric rows. To keep "
+               "them as a claim, write a manifest (`python -m harness agreement "
+               "--emit-manifest --runs DIR ...`), run it with `--out FILE` and ingest FILE.")
+
+
+def render() -> None:
+    st.title("Do the corpora agree?")
+    common.require_runs()
+    view = common.view()
+    cols = st.columns([1, 2])
+    cls = cols[0].radio("Query class", CLASSES, horizontal=True, key="agreement_class")
+    docs = common.load("agreement_documents", view, query_class=[cls])
+    modes = [FROM_DOCUMENTS, FROM_CONTROL] if len(docs) else [FROM_CONTROL]
+    mode = cols[1].radio("Families and controls from", modes, horizontal=True,
+                         key=f"agreement_mode_{view}")
+    if not len(docs):
+        st.caption(f"No agreement document for class {cls} is visible in the {view} view.")
+    if mode == FROM_DOCUMENTS and len(docs):
+        _from_documents(view, cls, docs)
+    else:
+        _from_control(view, cls)
+
+
+common.run(render)

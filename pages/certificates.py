@@ -1,0 +1,105 @@
+"""Certificates: every stored certificate with its live status (valid / degenerate /
+expired / alarm) and why.  The status is computed, not stored: against the fingerprint of
+the newest run of the same arm (so a changed corpus, model, arm or reranker shows as
+expired), with the anytime-valid monitor replayed on that run's calibration data."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from pages import common, tables
+
+
+def _promise(r) -> str:
+    if r.type == "coverage":
+        return f"P(relevant passage in the set) ≥ {1 - r.alpha:.2f}"
+    return f"P(answer without evidence) ≤ {r.target:.2f} w.p. ≥ {1 - r.delta:.2f}"
+
+
+def _held_out(r) -> str:
+    if common.missing(r.heldout_rate):
+        return "–"
+    name = "coverage" if r.type == "coverage" else "risk"
+    return f"{name} {common.fmt_interval(r.heldout_rate, r.heldout_lower, r.heldout_upper)}"
+
+
+def _size(r) -> str:
+    if r.type != "coverage" or common.missing(r.mean_set_size):
+        return "–" if r.type == "coverage" else (
+            "–" if common.missing(r.answer_rate) else f"answers {r.answer_rate:.1%}")
+    fixed = "–" if common.missing(r.fixed_k) else str(int(r.fixed_k))
+    return f"{r.mean_set_size:.2f} vs fixed K {fixed}"
+
+
+def render() -> None:
+    st.title("Certificates")
+    common.require_runs()
+    view = common.view()
+    certs = common.load("certificates", view)
+    if certs.empty:
+        st.info(f"No certificate is visible in the {view} view. Calibrate one from a bench run "
+                "and ingest it:")
+        st.code("python -m harness calibrate --run RESULTS_DIR --out cert.json\n"
+                "python -m warehouse ingest cert.json", language="bash")
+        return
+    # computed on every rerun (not cached): it also checks the calibration file on disk
+    statuses = [tables.certificate_status(row) for _, row in certs.iterrows()]
+    runs = common.load("runs")
+    names = dict(zip(runs["run_id"], runs["control_name"]))
+    table = pd.DataFrame([{
+        "status": s["state"], "why": s["why"], "type": r.type, "promise": _promise(r),
+        "threshold": common.fmt(r.threshold, 6) if not common.missing(r.threshold) else "none",
+        "held out": _held_out(r), "set size / answered": _size(r),
+        "calibrated on": ", ".join(sorted({names.get(x, x[:12]) for x in r.source_runs})),
+        "corpus": r.corpus, "tier": r.tier,
+    } for r, s in zip(certs.itertuples(index=False), statuses)])
+    common.tier_badge(view, certs["tier"])
+    styled = table.style.map(
+        lambda state: f"background-color: {tables.STATE_COLOURS.get(state, '')}",
+        subset=["status"])
+    st.dataframe(styled, hide_index=True, width="stretch",
+                 column_config={"why": st.column_config.TextColumn(width="large")})
+    counts = pd.Series([s["state"] for s in statuses]).value_counts()
+    st.caption(" · ".join(f"{tables.STATE_ICONS.get(k, '')} {k}: {v}" for k, v in counts.items())
+               + ". Expired: the newest run of the arm differs in corpus, embedding model, arm, "
+                 "reranker or stage. Degenerate: nothing usable could be certified. Alarm: the "
+                 "monitor has ruled out the promised rate on the observed queries.")
+
+    for r, s in zip(certs.itertuples(index=False), statuses):
+        title = (f"{tables.STATE_ICONS.get(s['state'], '')} {s['state']}: {r.type} certificate "
+                 f"{r.certificate_id[:12]} on {r.corpus}")
+        with st.expander(title):
+            st.markdown(f"**{s['state']}**: {s['why']}")
+            st.caption(s["monitor"])
+            current = "none stored" if common.missing(r.current_run_id) else (
+                f"{r.current_control_name} · {r.current_run_id[:12]}")
+            st.markdown(f"Issued as **{r.status}** · seed {r.seed} · splits "
+                        f"{r.split_tune} / {r.split_calibrate} / {r.split_heldout} (tune / "
+                        f"calibrate / held out) · checked against run {current}")
+            if s["changes"]:
+                st.dataframe(pd.DataFrame([{
+                    "change": c["kind"], "field": c["field"],
+                    "certified": json.dumps(c["was"], sort_keys=True),
+                    "now": json.dumps(c["now"], sort_keys=True)} for c in s["changes"]]),
+                    hide_index=True, width="stretch")
+            st.caption(f"Issued reason: {r.reason}")
+
+    ppi = common.load("ppi_results", view)
+    if not ppi.empty:
+        st.subheader("Judge calibration (PPI)")
+        common.tier_badge(view, ppi["tier"])
+        st.dataframe(ppi[["estimate", "lower", "upper", "lambda", "judge_bias",
+                          "effective_labels", "labelled", "unlabelled", "labels_only_estimate",
+                          "judge_only_estimate", "corpus", "tier", "alpha", "method"]],
+                     hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
+                                    ("estimate", "lower", "upper", "lambda", "judge_bias",
+                                     "labels_only_estimate", "judge_only_estimate")})
+        st.caption("The judge alone has no validity; the PPI estimate corrects it with the hand "
+                   "labels (effective labels: how many hand labels the estimate is worth).")
+
+
+common.run(render)

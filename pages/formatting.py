@@ -1,0 +1,79 @@
+"""Number formatting for the dashboard (pure Python: no streamlit, no SQL).
+
+Values are shown to 4 decimals as in the methodology's tables; an interval to the precision
+it can carry; a delta signed, with its paired interval and the Holm mark of its stored test.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+MARK_LEGEND = ("`*` significant after Holm correction; `n.s.` not significant; `floor` cannot "
+               "be significant (too few queries differ for any outcome to reach alpha)")
+
+
+def run_labels(run_table) -> dict[str, str]:
+    """``run_id -> label``: the control name, with a short id where names repeat."""
+    counts = run_table["control_name"].value_counts()
+    return {rid: (name if counts[name] == 1 else f"{name} · {rid[:8]}")
+            for rid, name in zip(run_table["run_id"], run_table["control_name"])}
+
+
+def missing(value) -> bool:
+    """None, NaN or pandas' NA (a value the warehouse does not hold)."""
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt(value, digits: int = 4) -> str:
+    return "–" if missing(value) else f"{float(value):.{digits}f}"
+
+
+def fmt_signed(value, digits: int = 4) -> str:
+    if missing(value):
+        return "–"
+    text = f"{float(value):+.{digits}f}"
+    return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
+
+
+def fmt_interval(value, lower, upper) -> str:
+    """``0.1234 [0.11, 0.14]``: the value to 4 decimals, the interval to the precision it
+    can carry (2 decimals, 4 when it is narrower than 0.02)."""
+    if missing(value):
+        return "–"
+    if missing(lower) or missing(upper):
+        return fmt(value)
+    digits = 4 if float(upper) - float(lower) < 0.02 else 2
+    return f"{fmt(value)} [{fmt(lower, digits)}, {fmt(upper, digits)}]"
+
+
+def mark(verdict) -> str:
+    """The Holm mark of a stored verdict ('' when no test is stored)."""
+    return {"significant": "*", "not significant": "n.s.",
+            "cannot be significant": "floor"}.get(verdict if isinstance(verdict, str) else "", "")
+
+
+def fmt_delta(delta, lower=None, upper=None, verdict=None) -> str:
+    """``+0.0123 [+0.0012, +0.0234] *``: delta, its paired interval and Holm mark when stored."""
+    if missing(delta):
+        return "–"
+    text = fmt_signed(delta)
+    if not (missing(lower) or missing(upper)):
+        text += f" [{fmt_signed(lower)}, {fmt_signed(upper)}]"
+    tag = mark(verdict)
+    return f"{text} {tag}" if tag else text
+
+
+def fmt_p(value) -> str:
+    if missing(value):
+        return "–"
+    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
+
+
+def measure_defaults(available, wanted=("nDCG@10", "R@10", "MRR@10", "Success@1")) -> list[str]:
+    chosen = [m for m in wanted if m in available]
+    return chosen or list(available)[:4]

@@ -1,0 +1,96 @@
+"""Latency: p50 / p95 / p99 per run (computed in SQL from the stored samples), the sample
+distribution, and repeated runs of one arm drawn as a band, so a single noisy run is not
+read as a regression.  Latency lives in runinfo.json, outside the claim: it is a timing
+on one machine, never byte-identical."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from pages import common, tables
+
+
+def render() -> None:
+    st.title("Latency")
+    common.require_runs()
+    view = common.view()
+    latency = common.load("latency", view=view)
+    if latency.empty:
+        st.info(f"No run visible in the {view} view recorded latency samples "
+                "(`harness bench` records them in runinfo.json).")
+        return
+    labels = common.run_labels(latency)
+
+    st.subheader("Percentiles per run")
+    common.tier_badge(view, latency["tier"])
+    st.dataframe(latency.assign(run=latency["run_id"].map(labels))[
+        ["run", "control_name", "corpus", "tier", "concurrency", "samples", "p50", "p95",
+         "p99", "max", "mean", "run_id"]], hide_index=True, width="stretch",
+        column_config={c: st.column_config.NumberColumn(f"{c} (ms)", format="%.3f")
+                       for c in ("p50", "p95", "p99", "max", "mean")})
+
+    st.subheader("Each arm's runs as a band")
+    bands = tables.latency_bands(latency)
+    long = tables.latency_long(latency, labels)
+    common.tier_badge(view, latency["tier"])
+    band = alt.Chart(bands).mark_bar(opacity=0.25, size=18).encode(
+        x=alt.X("arm:N", title="arm (control name)"), y=alt.Y("low:Q", title="latency (ms)"),
+        y2="high:Q", color=common.percentile_colour(),
+        xOffset="percentile:N",
+        tooltip=[alt.Tooltip("arm:N"), alt.Tooltip("percentile:N"), alt.Tooltip("runs:Q"),
+                 alt.Tooltip("low:Q", title="lowest (ms)", format=".3f"),
+                 alt.Tooltip("median:Q", title="median (ms)", format=".3f"),
+                 alt.Tooltip("high:Q", title="highest (ms)", format=".3f")])
+    dots = alt.Chart(long).mark_circle(size=50).encode(
+        x=alt.X("arm:N", title="arm (control name)"), y=alt.Y("ms:Q", title="latency (ms)"),
+        color=common.percentile_colour(), xOffset="percentile:N",
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
+                 alt.Tooltip("ms:Q", title="ms", format=".3f"), alt.Tooltip("samples:Q"),
+                 alt.Tooltip("concurrency:Q")])
+    st.altair_chart(band + dots, width="stretch")
+    st.caption("Each dot is one run; the shaded bar spans the lowest to the highest value over "
+               "the arm's repeated runs (same control name). A new run inside its arm's band "
+               "is within run-to-run noise; only one clearly above it is a regression "
+               "candidate, and one run alone has no band yet.")
+
+    st.subheader("Sample distribution")
+    ids = list(latency["run_id"])
+    chosen = st.multiselect("Runs", ids, default=ids[-6:], format_func=lambda r: labels.get(r, r),
+                            key=f"latency_runs_{view}")
+    if chosen:
+        samples = common.load("latency_distribution", chosen, view=view)
+        samples = samples.assign(run=samples["run_id"].map(labels))
+        common.tier_badge(view, latency.loc[latency["run_id"].isin(chosen), "tier"])
+        box = alt.Chart(samples).mark_boxplot(extent="min-max").encode(
+            x=alt.X("ms:Q", title="retrieval latency per query (ms)"),
+            y=alt.Y("run:N", title="run"),
+            color=alt.Color("run:N", legend=None, scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
+            tooltip=[alt.Tooltip("run:N"), alt.Tooltip("ms:Q", format=".3f")])
+        st.altair_chart(box, width="stretch")
+
+    st.subheader("One arm over time")
+    # the arm with the most repeated runs first: that is where a band says something
+    arms = list(latency["control_name"].value_counts().sort_index(kind="stable")
+                .sort_values(ascending=False, kind="stable").index)
+    arm = st.selectbox("Arm", arms, key=f"latency_arm_{view}")
+    runs = common.load("runs")
+    mine = long[long["arm"] == arm].merge(runs[["run_id", "created_at"]], on="run_id")
+    common.tier_badge(view, latency.loc[latency["control_name"] == arm, "tier"])
+    arm_band = bands[bands["arm"] == arm]
+    area = alt.Chart(arm_band).mark_rect(opacity=0.15).encode(
+        y=alt.Y("low:Q", title="latency (ms)"), y2="high:Q",
+        color=common.percentile_colour(),
+        tooltip=[alt.Tooltip("percentile:N"), alt.Tooltip("runs:Q"),
+                 alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")])
+    line = alt.Chart(mine).mark_line(point=True).encode(
+        x=alt.X("created_at:T", title="run created (UTC)"), y=alt.Y("ms:Q", title="latency (ms)"),
+        color=common.percentile_colour(),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
+                 alt.Tooltip("ms:Q", format=".3f"), alt.Tooltip("created_at:T")])
+    st.altair_chart(area + line, width="stretch")
+    st.caption(f"{int(arm_band['runs'].max()) if len(arm_band) else 0} run(s) of {arm}; the "
+               "band spans every run so far.")
+
+
+common.run(render)

@@ -1,0 +1,113 @@
+"""Results: per corpus x class metric tables in the methodology's format (4 decimals, the
+stored interval beside each value, deltas against a chosen control with their Holm marks),
+and the exports (CSV, Markdown, LaTeX) of exactly what is shown."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import common, tables
+
+FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown", "md"),
+           ("latex", "LaTeX", "application/x-tex", "tex"))
+
+
+def _downloads(view: str, tiers, runs, corpora, classes, measures) -> None:
+    st.subheader("Export")
+    common.tier_badge(view, tiers)
+    cols = st.columns(len(FORMATS))
+    for col, (fmt, label, mime, ext) in zip(cols, FORMATS):
+        ok, payload = common.export(view, fmt, runs, corpora, classes, measures)
+        if ok:
+            col.download_button(f"Download {label}", payload, file_name=f"results-{view}.{ext}",
+                                mime=mime, key=f"download_{fmt}", icon=":material/download:",
+                                on_click="ignore")
+        else:
+            col.warning(payload, icon=":material/block:")
+    st.caption("Exports come from `warehouse.exports.export_table` with the filters above and "
+               "carry their provenance (runs, metric engine, embedding model, corpus licences "
+               "and checksums). A publishable export refuses rather than include a row whose "
+               "corpora are not all tier A.")
+
+
+def render() -> None:
+    st.title("Results")
+    common.require_runs()
+    view = common.view()
+    options = common.load("choices", view)
+    if not options["run_id"]:
+        st.info(f"No metric row is visible in the {view} view. Switch the tier view in the "
+                "sidebar to see internal rows.")
+        return
+    run_ids, labels = common.visible_runs(view)
+
+    # each view keeps its own selections: switching the view shows what that view holds
+    left, right = st.columns([3, 2])
+    chosen_runs = left.multiselect("Runs", run_ids, default=run_ids,
+                                   format_func=lambda r: labels.get(r, r),
+                                   key=f"results_runs_{view}")
+    measures = right.multiselect("Measures", options["measure"],
+                                 default=common.measure_defaults(options["measure"]),
+                                 key=f"results_measures_{view}")
+    left, right, third = st.columns([2, 2, 2])
+    corpora = left.multiselect("Corpora", options["corpus"], default=options["corpus"],
+                               key=f"results_corpora_{view}")
+    classes = right.multiselect("Query classes", options["query_class"],
+                                default=options["query_class"], key=f"results_classes_{view}")
+    control = third.selectbox("Control run (deltas)", [None, *chosen_runs],
+                              format_func=lambda r: "none" if r is None else labels.get(r, r),
+                              key=f"results_control_{view}")
+    if not (chosen_runs and measures and corpora and classes):
+        st.info("Choose at least one run, measure, corpus and class.")
+        return
+
+    rows = common.load("metric_intervals", view, runs=chosen_runs, corpora=corpora,
+                       classes=classes, measures=measures)
+    deltas = None
+    if control is not None:
+        deltas = common.load("deltas_tested", control, chosen_runs, view, corpora=corpora,
+                             classes=classes, measures=measures)
+    if rows.empty:
+        st.info("No metric row matches these filters in this view.")
+        return
+
+    has_intervals = rows["lower"].notna().any()
+    st.caption("Values to 4 decimals"
+               + (" with their stored interval (intervals.json)" if has_intervals else
+                  "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
+               + (f". Δ against the control: paired delta [interval] and mark: "
+                  f"{common.MARK_LEGEND}."
+                  if control is not None else "."))
+    for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
+        part = rows[rows["corpus"] == corpus]
+        st.subheader(corpus)
+        common.tier_badge(view, part["tier"])
+        part_deltas = None if deltas is None else deltas[deltas["corpus"] == corpus]
+        st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control),
+                     hide_index=True, width="stretch",
+                     column_config={"run": st.column_config.TextColumn("run", width="medium",
+                                                                       pinned=True)})
+
+    with st.expander("Every value, sortable"):
+        common.tier_badge(view, rows["tier"])
+        long = rows.assign(run=rows["run_id"].map(labels))
+        st.dataframe(long[["run", "corpus", "tier", "query_class", "measure", "value", "lower",
+                           "upper", "interval_method", "n", "queries_unanswered",
+                           "queries_dropped_unjudgeable", "run_id"]],
+                     hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                    for c in ("value", "lower", "upper")})
+        if deltas is not None and not deltas.empty:
+            st.markdown(f"Against **{labels.get(control, control)}**")
+            common.tier_badge(view, deltas["tier"])
+            st.dataframe(deltas.assign(run=deltas["run_id"].map(labels))[
+                ["run", "corpus", "tier", "query_class", "measure", "control_value", "value",
+                 "delta", "delta_lower", "delta_upper", "p", "p_holm", "p_floor", "verdict",
+                 "paired", "control_n", "n"]], hide_index=True, width="stretch",
+                column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in
+                               ("control_value", "value", "delta", "delta_lower", "delta_upper")})
+
+    _downloads(view, rows["tier"], chosen_runs, corpora, classes, measures)
+
+
+common.run(render)
