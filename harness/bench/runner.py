@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from harness.bench.calibration import CALIBRATION_FILE, calibration_row, calibration_text
+from harness.certificates.data import CALIBRATION_JSONL, calibration_row, calibration_text
 from harness.bench.config import HEADER_TEMPLATE, BenchConfig
 from harness.bench.latency import latency_block
 from harness.bench.levels import (
@@ -293,9 +293,12 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         else:
             relevant = qrels[query_id]
             is_rel = (lambda doc, r=relevant: r.get(doc, 0) > 0)
-        calibration.append(calibration_row(p.name, p.tier, query_id,
-                                           p.queries[query_id].query_class, cfg.stage,
-                                           calib.get(query_id, []), is_rel))
+        candidates = calib.get(query_id, [])
+        calibration.append(calibration_row(
+            corpus=p.name, tier=p.tier, query_id=query_id,
+            query_class=p.queries[query_id].query_class, stage=cfg.stage,
+            scores=[score for _, score in candidates],
+            relevant=[is_rel(doc_id) for doc_id, _ in candidates]))
 
     index = {
         "backend": backend_block,
@@ -331,7 +334,7 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "metrics.md": md,
         "per_query": per_query_rows(result, meta, tiers),
         "rankings": ranking_rows(result, meta),
-        CALIBRATION_FILE: calibration_text(calibration),
+        CALIBRATION_JSONL: calibration_text(calibration),
     }
     return metrics, files
 
