@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -109,16 +110,28 @@ def build_backend(cfg: BenchConfig):
     return cls(k1=cfg.k1, b=cfg.b, encoder=encoder, progress=cfg.progress), encoder
 
 
-def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome:
-    """Run one arm and write its results directory (module docstring).
+@dataclass
+class OpenIndex:
+    """Everything a run needs once the corpora are loaded, judged and indexed."""
 
-    Raises :class:`harness.embeddings.MixedEmbeddingSpace` before writing anything when
-    the index holds vectors from two named models.
+    prepared: list
+    backend: object
+    encoder: object
+    provenance: dict
+    doc_file: dict
+    doc_text: dict
+    queries: list
+    reranker: object
+    policy: object
+
+
+@contextmanager
+def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
+    """Load, judge and index the corpora, embed the queries; close the backend on exit.
+
+    Raises :class:`harness.embeddings.MixedEmbeddingSpace` when the index holds vectors
+    from two named models.
     """
-    started = time.perf_counter()
-    phases: dict[str, float] = {}
-    measures = resolve(cfg.measures)
-
     reranker = None
     if cfg.stage == "rerank":
         from harness.rerank import CrossEncoderReranker
@@ -144,28 +157,41 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         refuse_mixed(provenance)
         phases["index_seconds"] = time.perf_counter() - tick
 
-        doc_file = {d.doc_id: d.file_id for d in docs}
-        doc_text = {d.doc_id: d.text for d in docs}
         queries = search_queries(prepared, cfg.scope == "gold-files")
         tick = time.perf_counter()
         backend.prepare_queries(queries)
         phases["query_embedding_seconds"] = time.perf_counter() - tick
-
-        tick = time.perf_counter()
-        locked = None if reranker is None else _LockedReranker(reranker)
-        lists, calib, latency = retrieve_queries(cfg, backend, queries, doc_file, doc_text,
-                                                 locked)
-        phases["retrieval_seconds"] = time.perf_counter() - tick
-        backend_block = backend.describe()
-        run_stats = backend.run_stats()
+        yield OpenIndex(prepared, backend, encoder, provenance,
+                        {d.doc_id: d.file_id for d in docs}, {d.doc_id: d.text for d in docs},
+                        queries, None if reranker is None else _LockedReranker(reranker), policy)
     finally:
         backend.close()
         if encoder is not None and encoder.cache is not None:
             encoder.cache.close()
 
+
+def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome:
+    """Run one arm and write its results directory (module docstring).
+
+    Raises :class:`harness.embeddings.MixedEmbeddingSpace` before writing anything when
+    the index holds vectors from two named models.
+    """
+    started = time.perf_counter()
+    phases: dict[str, float] = {}
+    measures = resolve(cfg.measures)
+    with open_index(cfg, corpora, phases) as ix:
+        tick = time.perf_counter()
+        lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
+                                                 ix.doc_text, ix.reranker)
+        phases["retrieval_seconds"] = time.perf_counter() - tick
+        backend_block = ix.backend.describe()
+        run_stats = ix.backend.run_stats()
+    reranker = ix.reranker._reranker if ix.reranker is not None else None
+
     tick = time.perf_counter()
-    metrics, files = _score_and_report(cfg, prepared, measures, lists, calib, doc_file, policy,
-                                       backend_block, provenance, encoder, reranker)
+    metrics, files = _score_and_report(cfg, ix.prepared, measures, lists, calib, ix.doc_file,
+                                       ix.policy, backend_block, ix.provenance, ix.encoder,
+                                       reranker)
     phases["score_seconds"] = time.perf_counter() - tick
 
     runinfo = {

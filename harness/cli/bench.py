@@ -30,7 +30,8 @@ def add_arguments(p) -> None:
     g.add_argument("--corpus", action="append", required=True, metavar="KIND:PATH",
                    help="qmsum:PATH | beir:PATH | trec:PATH | synthetic:PATH (repeatable; all "
                         "corpora share one index)")
-    g.add_argument("--out", required=True, help="results directory to write")
+    g.add_argument("--out", default=None,
+                   help="results directory to write (required unless --gate is given)")
     g.add_argument("--control-name", default=None, help="name of this run (default: --out's name)")
     g.add_argument("--compare", default=None, metavar="CONTROL/metrics.json",
                    help="print the per-class delta table against this control")
@@ -94,7 +95,66 @@ def add_arguments(p) -> None:
                    help="queries per retrieval batch (default 64; 4 at --stage rerank); a "
                         "fixed cut in query-id order, so results never depend on --workers")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    g = p.add_argument_group(
+        "gated run (retrieve and score query by query until the gate decides; writes no "
+        "results directory; exit 0 pass, 1 fail)")
+    g.add_argument("--gate", choices=("point", "ci-lower", "regression", "sequential"),
+                   default=None, help="gate policy; sequential stops as soon as it is decided")
+    g.add_argument("--gate-measure", default="nDCG@10", help="measure gated (default nDCG@10)")
+    g.add_argument("--gate-threshold", type=float, default=None, help="the line to clear")
+    g.add_argument("--gate-corpus", default=None,
+                   help="slice corpus (default: the only corpus, else all pooled)")
+    g.add_argument("--gate-class", default="all", help="slice query class (default all)")
+    g.add_argument("--gate-control", default=None, metavar="DIR",
+                   help="recorded control results directory (regression)")
+    g.add_argument("--gate-budget", type=int, default=None,
+                   help="sequential: most queries to retrieve")
+    g.add_argument("--gate-seed", type=int, default=0, help="query order seed (default 0)")
+    g.add_argument("--gate-alpha", type=float, default=0.05, help="error level (default 0.05)")
+    g.add_argument("--gate-out", default=None, metavar="FILE", help="write the gate document here")
+    g.add_argument("--summary", default=None,
+                   help="append the Markdown summary here (default: $GITHUB_STEP_SUMMARY if set)")
     add_warehouse_arguments(p)
+
+
+def run_gate(args) -> int:
+    """``--gate``: index once, retrieve and score query by query until the gate decides."""
+    import os
+
+    from harness.bench.config import from_args
+    from harness.bench.gated import GateOptions, run_gated
+    from harness.stats.markdown import gate_summary
+
+    if args.gate_threshold is None:
+        raise ValueError("--gate needs --gate-threshold")
+    if args.gate == "regression" and not args.gate_control:
+        raise ValueError("--gate regression needs --gate-control DIR (a recorded control run)")
+    control = None
+    if args.gate_control:
+        from harness.stats.perquery import recorded_values
+
+        control = recorded_values(args.gate_control, args.gate_corpus, args.gate_class,
+                                  args.gate_measure)[1]
+    args.out = args.out or args.control_name or "gated-run"
+    cfg = from_args(args)
+    gate = GateOptions(policy=args.gate, measure=args.gate_measure,
+                       threshold=args.gate_threshold, corpus=args.gate_corpus,
+                       query_class=args.gate_class, control=control, alpha=args.gate_alpha,
+                       seed=args.gate_seed, budget=args.gate_budget)
+    outcome = run_gated(cfg, gate)
+    summary = gate_summary(outcome.result)
+    print(summary, end="")
+    print(f"\nretrieved {outcome.retrieved} of {outcome.result.available} queries")
+    if args.gate_out:
+        from harness.stats.documents import write_document
+
+        write_document(args.gate_out, outcome.result.to_dict())
+    target = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(summary + "\n")
+    return 0 if outcome.result.passed else 1
 
 
 def run(args) -> int:
@@ -103,6 +163,14 @@ def run(args) -> int:
     from harness.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
     from harness.publish import publish
 
+    if args.gate:
+        try:
+            return run_gate(args)
+        except MixedEmbeddingSpace as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_MIXED_EMBEDDINGS
+    if not args.out:
+        raise ValueError("--out is required (the results directory to write)")
     cfg = from_args(args)
     control = None
     if cfg.compare:

@@ -39,21 +39,15 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print the gate document as JSON")
 
 
-def _default_corpus(corpora):
-    from harness.report import pooled_name
-
-    return corpora[0] if len(corpora) == 1 else pooled_name(corpora)
-
-
 def _results_stream(args):
     from harness.results import PER_QUERY, load_metrics, load_per_query
     from harness.stats.intervals import MEAN_TOLERANCE
-    from harness.stats.perquery import PerQueryIndex
+    from harness.stats.perquery import PerQueryIndex, default_slice_corpus
     from harness.stats.sequential import QueryStream
 
     metrics = load_metrics(args.results)
     index = PerQueryIndex(load_per_query(args.results), source=f"{args.results}/{PER_QUERY}")
-    corpus = args.corpus or _default_corpus(index.corpora)
+    corpus = args.corpus or default_slice_corpus(index.corpora)
     sel = index.select(corpus, args.query_class, args.measure)
     for row in metrics["rows"]:
         if row["corpus"] == corpus and row["query_class"] == args.query_class \
@@ -96,12 +90,9 @@ def _qrels_stream(args):
 
 def _control_values(args, corpus) -> dict:
     """The control's values on the slice, keyed by ``(corpus, query_id)``."""
-    from harness.results import PER_QUERY, load_per_query
-    from harness.stats.perquery import PerQueryIndex
+    from harness.stats.perquery import recorded_values
 
-    index = PerQueryIndex(load_per_query(args.control), source=f"{args.control}/{PER_QUERY}")
-    sel = index.select(corpus, args.query_class, args.measure)
-    return dict(zip(sel.keys, sel.values.tolist()))
+    return recorded_values(args.control, corpus, args.query_class, args.measure)[1]
 
 
 def run(args) -> int:

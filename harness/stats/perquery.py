@@ -152,3 +152,20 @@ class PerQueryIndex:
 
     def has(self, key: QueryKey) -> bool:
         return key in self._info
+
+
+def default_slice_corpus(corpora) -> str:
+    """The corpus a slice defaults to: the only one, else all of them pooled."""
+    corpora = sorted(corpora)
+    return corpora[0] if len(corpora) == 1 else pooled_name(corpora)
+
+
+def recorded_values(results_dir, corpus: str | None, query_class: str,
+                    measure: str) -> tuple[str, dict]:
+    """``(corpus, {(corpus, query_id): value})`` of a recorded run's slice (a control)."""
+    from harness.results import PER_QUERY, load_per_query
+
+    index = PerQueryIndex(load_per_query(results_dir), source=f"{results_dir}/{PER_QUERY}")
+    corpus = corpus or default_slice_corpus(index.corpora)
+    sel = index.select(corpus, query_class, measure)
+    return corpus, dict(zip(sel.keys, sel.values.tolist()))
