@@ -13,11 +13,13 @@ export TOKENIZERS_PARALLELISM := false
 venv: $(STAMP)
 
 # torch is installed first and pinned, so no other package can pull a CUDA build.
-$(STAMP): requirements.txt requirements-eval.txt requirements-test.txt
+# The project itself is installed in editable mode, so `python -m harness` works anywhere.
+$(STAMP): requirements.txt requirements-eval.txt requirements-test.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.txt -r requirements-eval.txt -r requirements-test.txt
+	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 test: $(STAMP)
