@@ -122,7 +122,7 @@ def test_compare_prints_the_delta_table_and_flags_differing_n(tmp_path, capsys):
 
 
 def test_demo_scores_the_bundled_example(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path / "toy")]) == 0
+    assert main(["demo", "--toy", "--out", str(tmp_path / "toy")]) == 0
     text = capsys.readouterr().out
     # q1: chunk 3 (grade 2) before chunk 4 (0) at 0.9, chunk 10 (1) third
     q1 = (2 / math.log2(2) + 1 / math.log2(4)) / (2 / math.log2(2) + 1 / math.log2(3))
