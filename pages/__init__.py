@@ -15,5 +15,6 @@ PAGES: list[tuple[str, str, str]] = [
     ("agreement.py", "Agreement", ":material/scatter_plot:"),
     ("latency.py", "Latency", ":material/timer:"),
     ("certificates.py", "Certificates", ":material/verified:"),
+    ("answers.py", "Answers", ":material/rule:"),
     ("corpora.py", "Corpora", ":material/library_books:"),
 ]

@@ -1,5 +1,6 @@
 """``python -m harness answer``: answer aggregation queries from the transcript store and
-score them on the answer (EM / partial / answered) into a results directory."""
+score them on the answer (EM / partial / answered) into a results directory, then hand
+answers.json to the warehouse (kind ``answers``) unless ``--no-warehouse``."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import sys
 import time
 
 from harness.answers.answerers import ANSWERERS
-from harness.publish import add_warehouse_arguments
+from harness.publish import add_warehouse_arguments, publish_document
 
 log = logging.getLogger(__name__)
 
 HELP = "answer aggregation queries from the transcript store; score EM / partial / answered"
+
 
 def add_arguments(p) -> None:
     p.add_argument("--corpus", action="append", required=True, metavar="KIND:PATH",
@@ -33,29 +35,6 @@ def add_arguments(p) -> None:
                    help="rows one answering read may return before it raises (default 100000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_warehouse_arguments(p)
-
-
-def _publish(out, args) -> None:
-    """Hand answers.json to the warehouse when it has a document entry point and a handler
-    for kind "answers"; otherwise say why it was skipped (the results stay written)."""
-    if args.no_warehouse:
-        return
-    try:
-        from warehouse import ingest_document
-    except ImportError:
-        print("warehouse: no ingest_document entry point; answers not ingested")
-        return
-    from harness.answers.document import ANSWERS_JSON, KIND
-
-    try:
-        report = ingest_document(out / ANSWERS_JSON, db_path=args.db)
-    except ValueError as exc:
-        if getattr(exc, "field", None) == "kind":
-            print(f"warehouse: no handler for {KIND!r} documents yet; answers not ingested "
-                  f"({exc})")
-            return
-        raise
-    print(report.message)
 
 
 def run(args) -> int:
@@ -98,5 +77,5 @@ def run(args) -> int:
                                      ANSWERS_MD: result.markdown}, runinfo)
     print(result.markdown, end="")
     print(f"\nwrote {out}")
-    _publish(out, args)
+    publish_document(out / ANSWERS_JSON, args)
     return 0

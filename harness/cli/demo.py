@@ -9,11 +9,14 @@
 3. intervals for every run, every arm's paired test against the control (one document,
    so Holm spans the arms), corpus agreement when two corpora are present, coverage and
    risk certificates;
-4. everything into the warehouse, then the dashboard on http://127.0.0.1:8501.
+4. the synthetic corpus's aggregation queries answered and scored on the answer
+   (``harness answer`` with the ``reference`` answerer and the ``none`` floor);
+5. everything into the warehouse, then the dashboard on http://127.0.0.1:8501.
 
 Caches make the second run fast: the synthetic corpus by seed, the embedding cache, the
 distilled dense model, and arms whose inputs (bench arguments, corpus checksums, model
-weights) are unchanged are not run again (``--force`` reruns them).
+weights) are unchanged are not run again, nor are answers runs whose answerer and corpus
+checksum are unchanged (``--force`` reruns them).
 
 The default dense model is a static model distilled once (model2vec, about 20 s) from the
 packaged all-MiniLM-L6-v2, so the first run fits in minutes on two cores; metrics.json names
@@ -65,6 +68,9 @@ STATIC_MODEL = "minilm-l6-static-256"
 STATIC_DIMENSION = 256
 STAMP = ".demo-inputs.json"
 SEED = 0
+#: the answerers run over the synthetic corpus's aggregation queries: the instrument's
+#: control and the honest floor (docs/answers.md)
+ANSWER_RUNS = ("reference", "none")
 
 
 def add_arguments(p) -> None:
@@ -284,6 +290,42 @@ def certificates(root: Path, runs: dict[str, Path]) -> list[Path]:
     return out
 
 
+def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
+            ) -> tuple[list[Path], list[str]]:
+    """answers.json of each demo answerer over the synthetic corpus (``python -m harness
+    answer``, transcript store ``store``), unless its answerer and corpus checksum are
+    unchanged.  Returns the documents and the answerers that ran."""
+    from harness.answers.document import ANSWERS_JSON
+    from harness.canonical import canonical_json
+    from harness.cli import main
+
+    documents, ran = [], []
+    for name in ANSWER_RUNS:
+        out = root / f"answers-{name}"
+        inputs = {"answerer": name, "corpus": checksum}
+        stamp = out / STAMP
+        documents.append(out / ANSWERS_JSON)
+        try:
+            kept = (not force and (out / ANSWERS_JSON).is_file() and stamp.is_file()
+                    and json.loads(stamp.read_text(encoding="utf-8")) == inputs)
+        except ValueError:
+            kept = False
+        if kept:
+            print(f"  answers {name}: unchanged since the last demo, kept", file=sys.stderr)
+            continue
+        stamp.unlink(missing_ok=True)
+        code = main(["answer", "--corpus", f"synthetic:{synthetic}", "--answerer", name,
+                     "--store-url", f"sqlite:///{store}", "--out", str(out), "--no-warehouse"])
+        if code == 130:
+            raise KeyboardInterrupt
+        if code != 0:
+            raise ValueError(f"harness answer with the {name!r} answerer failed (exit code "
+                             f"{code}; its message is above)")
+        stamp.write_text(canonical_json(inputs), encoding="utf-8")
+        ran.append(name)
+    return documents, ran
+
+
 def port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -341,7 +383,7 @@ def run(args) -> int:
     db = Path(args.db or os.environ.get("HARNESS_WAREHOUSE") or "warehouse.duckdb").absolute()
     qmsum = qmsum_corpus(args)
     steps = ["corpora", "model", *(f"bench {a}" for a in ARMS), "intervals", "comparisons",
-             *(["agreement"] if qmsum else []), "certificates", "warehouse"]
+             *(["agreement"] if qmsum else []), "certificates", "answers", "warehouse"]
     bar = tqdm(total=len(steps), desc="demo", unit="step", file=sys.stderr)
 
     def step(name: str) -> None:
@@ -393,6 +435,12 @@ def run(args) -> int:
     step("certificates")
     documents += certificates(root, runs)
     bar.update()
+    step("answers")
+    (synthetic_sha256,) = corpus_checksums([f"synthetic:{synthetic}"]).values()
+    answer_docs, answered = answers(root, synthetic, synthetic_sha256,
+                                    workdir / "transcripts.sqlite", args.force)
+    documents += answer_docs
+    bar.update()
 
     step("warehouse")
     stored = 0
@@ -403,7 +451,8 @@ def run(args) -> int:
     bar.update()
     bar.close()
     print(f"demo: {len(ran)} arm(s) run, {len(runs) - len(ran)} unchanged; {stored} new "
-          f"item(s) in {db}; {time.monotonic() - started:.0f} s", flush=True)
+          f"item(s) in {db}; {time.monotonic() - started:.0f} s; answers: "
+          f"{len(answered)} run, {len(ANSWER_RUNS) - len(answered)} unchanged", flush=True)
     if args.no_serve:
         return 0
     return serve(db, args.port)

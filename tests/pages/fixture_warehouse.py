@@ -202,5 +202,9 @@ def build(root) -> dict:
     ids = {name: ingest_results(out, db).run_id for name, out in dirs.items()}
     for path in documents:
         ingest_document(path, db)
+    from tests.warehouse.test_answers_documents import none_document, reference_document
+
+    for doc in (reference_document(), none_document()):
+        ingest_document(doc, db)
     return {"db": db, "dirs": dirs, "ids": ids,
             "documents": {Path(p).name: json.loads(Path(p).read_text()) for p in documents}}
