@@ -2,10 +2,11 @@
 tie-normalised run, to 1e-6, on seeded qrels and runs this repository has never stored.
 
 The official binary comes from, in order: ``$TREC_EVAL`` (a binary), ``trec_eval`` on
-PATH, a build cached under the pytest cache, or a build from trec_eval's C sources found
-in ``$TREC_EVAL_SRC`` (a directory or a .tar.gz/.zip), in ``tools/`` of the shared folder
-beside the repository, or in the ``pytrec_eval_terrier`` sdist of the installed engine
-version.  A build raises the *printed* precision of trec_eval's summaries from 4 to 10
+PATH, a build from trec_eval's C sources found in ``$TREC_EVAL_SRC`` (a directory or a
+.tar.gz/.zip) or in ``tools/`` of the shared folder beside the repository, or the last such
+build cached under the pytest cache.  (The ``pytrec_eval_terrier`` sdist does not carry the
+sources: its build downloads them from trec_eval's release, which no package registry
+serves.)  A build raises the *printed* precision of trec_eval's summaries from 4 to 10
 decimals (``%6.4f`` -> ``%.10f`` in its print routines, nothing else); a binary found
 ready-made is compared to half its last printed decimal.  With none of these the test
 skips and says why.
@@ -19,14 +20,12 @@ counts each of them as a zero).  Negative labels go to trec_eval as they are.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import random
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -80,36 +79,6 @@ def _sources_from(path: Path, work: Path) -> Path | None:
     return None
 
 
-def _sdist_sources(work: Path, cache) -> tuple[Path | None, str]:
-    """trec_eval's sources from the engine's sdist, or ``(None, why not)``."""
-    version = importlib.metadata.version(ENGINE)
-    key = f"trec_eval_reference/sdist/{version}"
-    known = cache.get(key, None)
-    if known:
-        return None, known
-    target = work / "sdist"
-    target.mkdir(parents=True, exist_ok=True)
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-             "--disable-pip-version-check", f"{ENGINE}=={version}", "-d", str(target)],
-            capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        return None, f"downloading the {ENGINE} {version} sdist timed out"
-    for archive in sorted(target.glob("*")):
-        root = _sources_from(archive, work)
-        if root is not None:
-            return root, ""
-    log = proc.stdout + proc.stderr
-    if "Fetching trec_eval from" in log:
-        why = (f"the {ENGINE} {version} sdist does not bundle trec_eval's C sources: its build "
-               "downloads them from the trec_eval release itself, which a package registry "
-               "cannot serve")
-        cache.set(key, why)  # a fact about that release: no need to ask again
-        return None, why
-    return None, f"could not download the {ENGINE} {version} sdist (pip exit {proc.returncode})"
-
-
 def _build(src: Path, dest: Path) -> Path:
     """Compile trec_eval from ``src`` into ``dest``, printing 10 decimals instead of 4."""
     build = dest / "build"
@@ -133,7 +102,7 @@ def _build(src: Path, dest: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def trec_eval(pytestconfig) -> tuple[Path, str]:
+def trec_eval(pytestconfig, tmp_path_factory) -> tuple[Path, str]:
     """``(binary, where it came from)``."""
     given = os.environ.get("TREC_EVAL")
     if given:
@@ -143,24 +112,26 @@ def trec_eval(pytestconfig) -> tuple[Path, str]:
     on_path = shutil.which("trec_eval")
     if on_path:
         return Path(on_path), "PATH"
-    cache_dir = Path(pytestconfig.cache.mkdir("trec_eval_reference"))
-    built = cache_dir / "trec_eval"
-    if built.is_file():
-        return built, "cached build"
+    cache = getattr(pytestconfig, "cache", None)  # absent under -p no:cacheprovider
+    cache_dir = (Path(cache.mkdir("trec_eval_reference")) if cache is not None
+                 else tmp_path_factory.mktemp("trec_eval_reference"))
     candidates = []
     if os.environ.get("TREC_EVAL_SRC"):
         candidates.append(Path(os.environ["TREC_EVAL_SRC"]))
     if SHARED_TOOLS.is_dir():
         candidates += sorted(SHARED_TOOLS.glob("trec_eval*"))
-    src, why = None, "no TREC_EVAL, no trec_eval on PATH, no TREC_EVAL_SRC or shared tools/trec_eval*"
+    src = None
     for candidate in candidates:
         src = _sources_from(candidate, cache_dir)
         if src:
             break
+    built = cache_dir / "trec_eval"
+    if src is None and built.is_file():
+        return built, "cached build"
     if src is None:
-        src, why = _sdist_sources(cache_dir, pytestconfig.cache)
-    if src is None:
-        pytest.skip(f"official trec_eval unavailable: {why}; set TREC_EVAL to a trec_eval binary "
+        pytest.skip("official trec_eval unavailable: no TREC_EVAL, no trec_eval on PATH, no "
+                    "TREC_EVAL_SRC or shared tools/trec_eval* (the pytrec_eval_terrier sdist "
+                    "does not bundle trec_eval's C sources); set TREC_EVAL to a trec_eval binary "
                     "or TREC_EVAL_SRC to its source directory or archive")
     if shutil.which("gcc") is None:
         pytest.skip(f"trec_eval sources found at {src} but no gcc to build them")
