@@ -213,9 +213,8 @@ def _two_corpora(ndcg_a, ndcg_b, n=(2, 2)):
 
 def test_manifest_over_results_dirs_reduces_arms_to_deltas(tmp_path):
     tiers = {"qm": "A", "syn": "B"}
-    ctl = make_results(tmp_path, "ctl", _two_corpora(0.10, 0.30), tiers)
-    a1 = make_results(tmp_path, "arm1", _two_corpora(0.12, 0.25), tiers)
-    a2 = make_results(tmp_path, "arm2", _two_corpora(0.09, 0.31), tiers)
+    for name, (a, b) in {"ctl": (0.10, 0.30), "arm1": (0.12, 0.25), "arm2": (0.09, 0.31)}.items():
+        make_results(tmp_path, name, _two_corpora(a, b), tiers)
     manifest = {"families": [{"name": "fam", "control": "ctl",
                               "arms": [{"name": "arm1", "run": "arm1", "axis": "k"},
                                        {"name": "arm2", "run": "arm2/metrics.json", "axis": "k"}]}]}
