@@ -119,44 +119,30 @@ def recover_stale(out_dir) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def write_results(
-    out_dir,
-    metrics: Mapping[str, Any],
-    *,
-    metrics_md: str,
-    per_query: list[Mapping] | None = None,
-    rankings: list[Mapping] | None = None,
-    runinfo: Mapping[str, Any] | None = None,
-    extra_files: Mapping[str, str] | None = None,
-) -> Path:
-    """Validate ``metrics`` and write the whole directory atomically; returns its path.
+def write_directory(out_dir, files: Mapping[str, str],
+                    runinfo: Mapping[str, Any] | None = None) -> Path:
+    """Write ``files`` (plain name -> text) and ``runinfo.json`` as one directory, atomically.
 
-    Every file is rendered first, then written into a staging directory beside
-    ``out_dir``, which replaces ``out_dir`` by rename: an exception (or Ctrl-C) at any
-    point leaves the previous directory as it was.
+    Everything is written into a staging directory beside ``out_dir``, which replaces
+    ``out_dir`` by rename: an exception (or Ctrl-C) at any point leaves the previous
+    directory as it was; leftovers of a killed writer are tidied by :func:`recover_stale`.
     """
-    validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
     out = Path(out_dir)
-    files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
-    if per_query is not None:
-        files[PER_QUERY] = _jsonl_text(per_query)
-    if rankings is not None:
-        files[RANKINGS] = _jsonl_text(rankings)
-    for name, text in (extra_files or {}).items():
-        if name in files or name == RUNINFO or Path(name).name != name or name.startswith("."):
-            raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
-        files[name] = text
+    texts = {}
+    for name, text in files.items():
+        if name == RUNINFO or Path(name).name != name or name.startswith("."):
+            raise ValueError(f"results file name {name!r} is reserved or not a plain name")
+        texts[name] = text
     info = dict(runinfo or {})
     info.setdefault("host", host_info())
-    info["run_id"] = run_id(metrics)
-    files[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+    texts[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
 
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_stale(out)
     staging = _fresh(out, "staging")
     staging.mkdir()
     try:
-        for name, text in files.items():
+        for name, text in texts.items():
             (staging / name).write_text(text, encoding="utf-8", newline="")
         old = None
         if out.exists():
@@ -174,6 +160,34 @@ def write_results(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+def write_results(
+    out_dir,
+    metrics: Mapping[str, Any],
+    *,
+    metrics_md: str,
+    per_query: list[Mapping] | None = None,
+    rankings: list[Mapping] | None = None,
+    runinfo: Mapping[str, Any] | None = None,
+    extra_files: Mapping[str, str] | None = None,
+) -> Path:
+    """Validate ``metrics`` and write the whole results directory atomically
+    (:func:`write_directory`); returns its path.  Every file is rendered before anything
+    is written."""
+    validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
+    files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
+    if per_query is not None:
+        files[PER_QUERY] = _jsonl_text(per_query)
+    if rankings is not None:
+        files[RANKINGS] = _jsonl_text(rankings)
+    for name, text in (extra_files or {}).items():
+        if name in files:
+            raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
+        files[name] = text
+    info = dict(runinfo or {})
+    info["run_id"] = run_id(metrics)
+    return write_directory(out_dir, files, info)
 
 
 def _fresh(out: Path, kind: str) -> Path:

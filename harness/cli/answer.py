@@ -41,7 +41,7 @@ def run(args) -> int:
     started = time.perf_counter()
     from harness.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
     from harness.answers.document import ANSWERS_JSON, ANSWERS_MD
-    from harness.answers.output import write_directory
+    from harness.results import write_directory
     from harness.answers.pipeline import run_answers
     from harness.answers.scoring import AnswerPolicy
     from harness.canonical import canonical_json

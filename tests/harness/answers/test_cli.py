@@ -90,11 +90,13 @@ def test_a_truncated_read_fails_the_run_and_keeps_the_previous_results(tmp_path,
 
 
 def test_an_interrupted_write_leaves_the_previous_directory(tmp_path, monkeypatch):
-    from harness.answers import output
+    from pathlib import Path
+
+    from harness.results import write_directory
 
     out = tmp_path / "res"
-    output.write_directory(out, {"answers.json": "{}\n", "answers.md": "old\n"})
-    real = output.Path.write_text
+    write_directory(out, {"answers.json": "{}\n", "answers.md": "old\n"})
+    real = Path.write_text
     calls = []
 
     def flaky(self, *args, **kwargs):
@@ -103,9 +105,9 @@ def test_an_interrupted_write_leaves_the_previous_directory(tmp_path, monkeypatc
             raise KeyboardInterrupt
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(output.Path, "write_text", flaky)
+    monkeypatch.setattr(Path, "write_text", flaky)
     with pytest.raises(KeyboardInterrupt):
-        output.write_directory(out, {"answers.json": "{\"new\": 1}\n", "answers.md": "new\n"})
+        write_directory(out, {"answers.json": "{\"new\": 1}\n", "answers.md": "new\n"})
     monkeypatch.undo()
     assert (out / "answers.md").read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
