@@ -182,6 +182,26 @@ def read_jsonl(path) -> Iterator[tuple[int, dict]]:
         yield line, obj
 
 
+def read_json_object(path) -> dict:
+    """A JSON file holding one object, or a :class:`FormatError` naming the file and line.
+
+    ``NaN`` / ``Infinity`` parse (as Python does) so that the document's validator can
+    refuse them naming the field they sit in.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise FormatError(path, None, None, "not UTF-8 text") from None
+    if not isinstance(doc, dict):
+        raise FormatError(path, None, None, f"expected a JSON object, got {type(doc).__name__}")
+    return doc
+
+
 def require_field(obj: Mapping, name: str, path, line: int, kind=str):
     """``obj[name]``, which must exist and be of ``kind``."""
     if name not in obj:

@@ -278,15 +278,12 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
 
 def load_metrics(path) -> dict:
     """Read and validate a metrics.json (a file or its results directory)."""
+    from harness.formats import read_json_object
+
     path = Path(path)
     if path.is_dir():
         path = path / METRICS_JSON
-    if not path.is_file():
-        raise FormatError(path, None, None, "no such file")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+    doc = read_json_object(path)
     validate_metrics(doc, source=str(path))
     return doc
 

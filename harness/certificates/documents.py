@@ -7,13 +7,12 @@ that field, so the same inputs and seed give the same id and the same bytes.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Mapping
 
 from harness.canonical import canonical_json, sha256_text
-from harness.formats import FormatError, _atomic_write_text
+from harness.formats import FormatError, read_json_object, _atomic_write_text
 from harness.records import TIERS
 
 SCHEMA_VERSION = 1
@@ -108,14 +107,7 @@ def validate_document(doc: Mapping, source: str = "<document>") -> dict:
 
 def load_document(path) -> dict:
     """Read and validate a certificate or PPI document."""
-    path = Path(path)
-    if not path.is_file():
-        raise FormatError(path, None, None, "no such file")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
-    return validate_document(doc, str(path))
+    return validate_document(read_json_object(path), str(path))
 
 
 def load_certificate(path) -> dict:

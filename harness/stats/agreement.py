@@ -24,7 +24,6 @@ coefficients are invariant to any monotone transform of either corpus's deltas.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -333,15 +332,10 @@ def _manifest_error(path, where: str, message: str) -> ValueError:
 
 def load_manifest(path) -> dict:
     """Read and validate an agreement manifest (JSON), naming the field at fault."""
+    from harness.formats import read_json_object
+
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such manifest")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if not isinstance(doc, dict):
-        raise _manifest_error(path, "top level", "expected a JSON object")
+    doc = read_json_object(path)
     extra = sorted(set(doc) - _MANIFEST_KEYS)
     if extra:
         raise _manifest_error(path, "top level", f"unknown fields {extra}; allowed {sorted(_MANIFEST_KEYS)}")

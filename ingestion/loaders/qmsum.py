@@ -18,13 +18,12 @@ timestamps and no recorded dates: timings are synthesised from word counts
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.formats import FormatError
+from harness.formats import FormatError, read_json_object
 from harness.records import Query
 from ingestion.corpus import MEETING, Corpus, FileRecord, Turn
 from ingestion.digest import corpus_sha256
@@ -111,17 +110,6 @@ def _copies(domains) -> dict[str, list[_Copy]]:
                 copies.setdefault(file.stem, []).append(
                     _Copy(file, None if pooled else domain_name, split, rank))
     return copies
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        with path.open("r", encoding="utf-8") as handle:
-            doc = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
-    if not isinstance(doc, dict):
-        raise FormatError(path, None, None, f"expected a JSON object, got {type(doc).__name__}")
-    return doc
 
 
 def _one_value(meeting_id: str, field: str, copies: list[_Copy], attr: str) -> str | None:
@@ -230,7 +218,7 @@ def load_qmsum(path, name: str | None = None) -> Corpus:
             counters["copies_differing"] += 1
             log.warning("meeting %s: %d copies differ; using %s", meeting_id, len(digests),
                         group[0].path)
-        doc = _read_json(group[0].path)
+        doc = read_json_object(group[0].path)
         record, meeting_turns, meeting_queries = _parse_meeting(
             meeting_id, doc, group[0].path, corpus_name, domain, split, counters)
         files.append(record)

@@ -4,22 +4,14 @@ validator check is refused, naming the checks."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from harness.formats import FormatError, read_jsonl
+from harness.formats import FormatError, read_json_object, read_jsonl
 from harness.records import Query
 from ingestion.corpus import MEETING, Corpus, FileRecord, Turn
 from ingestion.digest import corpus_sha256
 from ingestion.registry import source_info
 from ingestion.synthetic import spec
-
-
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
 
 
 def read_directory(path) -> tuple[dict, list[dict], list[dict]]:
@@ -28,12 +20,12 @@ def read_directory(path) -> tuple[dict, list[dict], list[dict]]:
     if not (root / spec.MANIFEST).is_file():
         raise FileNotFoundError(f"{root}: no {spec.MANIFEST}; not a synthetic corpus directory "
                                 "(create one with: python -m ingestion synth --out DIR)")
-    manifest = _read_json(root / spec.MANIFEST)
+    manifest = read_json_object(root / spec.MANIFEST)
     if not isinstance(manifest, dict):
         raise FormatError(root / spec.MANIFEST, None, None, "expected a JSON object")
     meetings = []
     for file in sorted((root / spec.MEETINGS_DIR).glob("*.json")):
-        record = _read_json(file)
+        record = read_json_object(file)
         if not isinstance(record, dict):
             raise FormatError(file, None, None, "expected a JSON object")
         meetings.append(record)
