@@ -16,5 +16,6 @@ PAGES: list[tuple[str, str, str]] = [
     ("latency.py", "Latency", ":material/timer:"),
     ("certificates.py", "Certificates", ":material/verified:"),
     ("answers.py", "Answers", ":material/rule:"),
+    ("migration.py", "Migration", ":material/swap_horiz:"),
     ("corpora.py", "Corpora", ":material/library_books:"),
 ]

@@ -35,7 +35,7 @@ LOADERS = frozenset({
     "deltas_tested", "comparisons", "per_query_pair", "per_query_values", "latency",
     "latency_samples", "latency_distribution", "agreement_documents", "agreement_results",
     "agreement_arms", "certificates", "ppi_results", "calibration", "corpus_composition",
-    "answer_runs", "answer_table", "answer_details",
+    "answer_runs", "answer_table", "answer_details", "migration_decisions",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile

@@ -684,3 +684,19 @@ def answer_details(document_id, view: str, corpora=None, *, db_path=None):
             "v.answer_kind, v.gold, v.predicted, v.em, v.partial, v.answered_share, "
             f"v.mechanism, v.notes FROM {source} AS v WHERE v.document_id = ?{where} "
             "ORDER BY v.corpus, v.query_id", [doc, *params])
+
+
+# --------------------------------------------------------------------------- migration decisions
+
+for _view, _relation in (("publishable", "migration_decisions_publishable"),
+                         ("internal", "migration_decisions")):
+    VIEWS[_view]["migration_decisions"] = _relation
+
+
+def migration_decisions(view: str, *, db_path=None):
+    """Every stored embedding-migration decision visible in ``view`` (publishable: tier-A
+    corpora only), newest report first, T0 before T1 within a report."""
+    source = relation(view, "migration_decisions")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(f"SELECT * FROM {source} "
+                             "ORDER BY ingested_at DESC, document_id, eval_tier")

