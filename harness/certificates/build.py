@@ -18,11 +18,12 @@ from harness.certificates.conformal import (
     GRID_EXPONENTS, Candidates, fit_coverage, quantile_index, split_indices,
 )
 from harness.certificates.data import CalibrationRow, load_calibration_run
-from harness.certificates.documents import SCHEMA_VERSION, clopper_pearson, with_id
+from harness.certificates.documents import SCHEMA_VERSION, with_id
 from harness.certificates.fingerprint import fingerprint_from_metrics, merge_fingerprints
 from harness.certificates.risk import certify_risk, losses_for_context, risk_at
 from harness.certificates.serving import K_MAX, set_size
 from harness.records import most_restrictive_tier
+from harness.stats.intervals import clopper_pearson
 
 DEFAULT_SPLITS = (0.25, 0.35, 0.40)
 CONFIDENCE = 0.95
@@ -87,6 +88,12 @@ def _rate(k: int, n: int):
     return k / n if n else None
 
 
+def exact_interval(successes: int, n: int) -> list[float] | None:
+    """The Clopper-Pearson interval at :data:`CONFIDENCE` as a JSON pair, ``None`` when
+    ``n == 0``; computed by :func:`harness.stats.intervals.clopper_pearson`."""
+    return None if n == 0 else list(clopper_pearson(int(successes), n, CONFIDENCE))
+
+
 def _mean(values):
     return float(np.mean(values)) if len(values) else None
 
@@ -101,11 +108,11 @@ def _heldout_coverage(rows, cert, fixed_k):
     out = {
         "n": n,
         "coverage": None if hits is None else _rate(sum(hits), n),
-        "coverage_interval": None if hits is None else clopper_pearson(sum(hits), n, CONFIDENCE),
+        "coverage_interval": None if hits is None else exact_interval(sum(hits), n),
         "mean_set_size": None if sizes is None else _mean(sizes),
         "fixed_k_coverage": None if fixed_hits is None else _rate(fixed_hits, n),
         "fixed_k_coverage_interval": None if fixed_hits is None
-        else clopper_pearson(fixed_hits, n, CONFIDENCE),
+        else exact_interval(fixed_hits, n),
         "interval": f"Clopper-Pearson exact, {CONFIDENCE:.0%}",
         "set_size_saving": None if sizes is None or not fixed_k
         else 1 - float(np.mean(sizes)) / fixed_k,
@@ -233,9 +240,9 @@ def build_risk_certificate(pool: Pool, *, target: float, delta: float, seed: int
     if fit.lam is not None:
         lost, answered, m = risk_at(held_top, held_losses, fit.lam)
         heldout.update({
-            "risk": _rate(lost, m), "risk_interval": clopper_pearson(lost, m, CONFIDENCE),
+            "risk": _rate(lost, m), "risk_interval": exact_interval(lost, m),
             "answer_rate": _rate(answered, m),
-            "answer_rate_interval": clopper_pearson(answered, m, CONFIDENCE),
+            "answer_rate_interval": exact_interval(answered, m),
             "risk_among_answered": _rate(lost, answered),
         })
         status = "valid"

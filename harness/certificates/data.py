@@ -214,10 +214,12 @@ class CalibrationRun:
 def load_calibration_run(results_dir) -> CalibrationRun:
     """Rows of ``results_dir/calibration.jsonl`` checked against its metrics.json.
 
-    Every row's corpus must be listed in metrics.json with the same tier, and the rows'
-    stage must match ``retrieval.stage`` when metrics.json states one.
+    Every row's corpus must be listed in metrics.json, with the tier of the run's numbers on
+    it (``harness.results.effective_tiers``: its own, or the shared index's if more
+    restrictive), and the rows' stage must match ``retrieval.stage`` when metrics.json
+    states one.
     """
-    from harness.results import METRICS_JSON, load_metrics, run_id
+    from harness.results import METRICS_JSON, effective_tiers, load_metrics, run_id
 
     results_dir = Path(results_dir)
     metrics = load_metrics(results_dir)
@@ -226,7 +228,7 @@ def load_calibration_run(results_dir) -> CalibrationRun:
         raise FormatError(path, None, None,
                           "no such file: the run recorded no calibration data (rerun the bench)")
     rows = read_calibration(path)
-    tiers = {c["name"]: c["tier"] for c in metrics["corpora"]}
+    tiers = effective_tiers(metrics)  # a bench run's rows: as restrictive as its shared index
     for row in rows:
         if row.corpus not in tiers:
             raise FormatError(path, row.line, "corpus",

@@ -123,14 +123,3 @@ def write_document(path, doc: Mapping) -> Path:
     _atomic_write_text(path, canonical_json(dict(doc)))
     return Path(path)
 
-
-def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> list[float] | None:
-    """Exact binomial interval (Clopper & Pearson, Biometrika 1934); None when ``n == 0``."""
-    from scipy.stats import beta
-
-    if n == 0:
-        return None
-    a = 1 - confidence
-    lo = 0.0 if successes == 0 else float(beta.ppf(a / 2, successes, n - successes + 1))
-    hi = 1.0 if successes == n else float(beta.ppf(1 - a / 2, successes + 1, n - successes))
-    return [lo, hi]

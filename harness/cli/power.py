@@ -23,6 +23,9 @@ def add_arguments(p) -> None:
     p.add_argument("--effect", type=float, default=None, help="effect to detect (e.g. 0.02)")
     p.add_argument("--alpha", type=float, default=0.05, help="two-sided level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    p.add_argument("--arms", type=int, default=1,
+                   help="arms to be compared with one control as a Holm family (default 1): "
+                        "floors and the queries that must differ account for the correction")
     p.add_argument("--json", action="store_true", help="print the power document as JSON")
     audit = p.add_argument_group("audit of published numbers (no data)")
     audit.add_argument("--audit", action="store_true", help="audit published 0/1-metric values")
@@ -113,6 +116,13 @@ def run(args) -> int:
         args.pilot = args.results
         sd, source = _pilot_sd(args, corpus)
     doc = power_report(n, measure=args.measure, sd=sd, sd_source=source, effect=args.effect,
-                       alpha=args.alpha, power=args.power)
-    print(canonical_json(doc) if args.json else power_text(doc), end="")
+                       alpha=args.alpha, power=args.power, family_size=args.arms)
+    if args.json:
+        print(canonical_json(doc), end="")
+        return 0
+    print(power_text(doc), end="")
+    if doc["family_size"] > 1:
+        print(f"Holm family of {doc['family_size']} arms: smallest attainable adjusted p "
+              f"{doc['smallest_attainable_p_holm']:.3g} ({doc['family_size']} x 2^(1-n)); the queries "
+              f"that must differ above count the correction")
     return 0

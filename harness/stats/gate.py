@@ -15,6 +15,11 @@ sequential     the anytime-valid confidence sequence (:mod:`harness.stats.sequen
                could not tell has stopped gating.
 =============  ===============================================================================
 
+``queries_saved`` counts queries the gate did not have to compute because it stopped: real
+work (scorer calls, retrievals) when the stream computes each value on demand (qrels + run,
+a bench run); over a results directory every value already exists, so it is ``None``
+("not applicable") rather than a saving that never happened.
+
 Exit codes belong to the CLI: 0 pass, 1 fail (including undecided).
 """
 
@@ -37,6 +42,8 @@ from harness.stats.sequential import GRID_SIZE, BettingConfidenceSequence, Query
 log = logging.getLogger(__name__)
 
 VERDICTS = ("pass", "fail", "undecided")
+#: why ``queries_saved`` is ``None`` for a stream over stored values
+SAVING_NOT_APPLICABLE = "not applicable: values were already computed"
 
 
 @dataclass
@@ -81,14 +88,22 @@ class GateResult:
     regression: dict | None = None
     source: str = ""
     extra: dict = field(default_factory=dict)
+    #: False when the stream read stored values: stopping early saved no work
+    saving_applicable: bool = True
 
     @property
     def passed(self) -> bool:
         return self.verdict == "pass"
 
     @property
-    def saved(self) -> int:
-        return self.available - self.scored
+    def saved(self) -> int | None:
+        """Queries not computed because the gate stopped; ``None`` when not applicable
+        (the values already existed, :data:`SAVING_NOT_APPLICABLE`)."""
+        return self.available - self.scored if self.saving_applicable else None
+
+    @property
+    def saved_note(self) -> str | None:
+        return None if self.saving_applicable else SAVING_NOT_APPLICABLE
 
     def to_dict(self) -> dict:
         return {
@@ -97,6 +112,7 @@ class GateResult:
             "query_class": self.query_class, "verdict": self.verdict, "passed": self.passed,
             "reason": self.reason, "queries_available": self.available,
             "queries_scored": self.scored, "queries_saved": self.saved,
+            "queries_saved_note": self.saved_note,
             "queries_dropped_unjudgeable": self.dropped, "mean": self.mean, "lower": self.lower,
             "upper": self.upper, "bound": self.bound, "alpha": self.alpha, "seed": self.seed,
             "regression": self.regression, "source": self.source,
@@ -128,7 +144,8 @@ def _result(spec: GateSpec, policy: str, verdict: str, reason: str, mean, **kw) 
                       corpus=spec.corpus, query_class=spec.query_class, verdict=verdict,
                       reason=reason, available=spec.stream.total, scored=spec.stream.requested,
                       dropped=len(spec.stream.skipped), mean=mean, alpha=spec.alpha,
-                      seed=spec.seed, source=spec.source, **kw)
+                      seed=spec.seed, source=spec.source,
+                      saving_applicable=not spec.stream.precomputed, **kw)
 
 
 def _point_verdict(mean: float, threshold: float) -> tuple[str, str]:

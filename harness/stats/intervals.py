@@ -14,8 +14,10 @@
   point estimate must lie inside its own interval, and :func:`check_contains` raises when it
   does not rather than widening anything.
 * **Clopper-Pearson** (1934, Biometrika 26:404-413) for measures whose per-query value is 0/1
-  (``Measure.binary_valued``): exact, ``[B(a/2; k, n-k+1), B(1-a/2; k+1, n-k)]``; at 10/10 the
-  lower bound is ``(a/2)^(1/n) = 0.6915``.
+  (``Measure.binary_valued``, and the ``file:`` forms of those measures): exact,
+  ``[B(a/2; k, n-k+1), B(1-a/2; k+1, n-k)]``; at 10/10 the lower bound is
+  ``(a/2)^(1/n) = 0.6915``.  This is the product's one implementation: certificates and the
+  power audit call :func:`clopper_pearson` too.
 
 Everything is vectorised numpy and seeded (:mod:`harness.stats.seeding`); the seed and the
 resample count are recorded with every interval.
@@ -296,8 +298,19 @@ def binary_interval(values: Sequence[float], confidence: float = 0.95, what: str
     return Interval(estimate, lo, hi, CLOPPER_PEARSON, confidence, n, None, None, False)
 
 
+#: prefix of the file-level measures a chunk-granularity run adds (``file:Success@1``);
+#: :data:`harness.bench.levels.FILE_PREFIX` names the same string
+FILE_PREFIX = "file:"
+
+
 def is_binary_measure(measure: str) -> bool:
-    m = MEASURES.get(measure)
+    """True when the measure's per-query value is 0 or 1 (``Measure.binary_valued``).
+
+    A file-level measure (``file:Success@5``) is its base measure computed over files, so
+    it is binary exactly when its base is.
+    """
+    base = measure[len(FILE_PREFIX):] if measure.startswith(FILE_PREFIX) else measure
+    m = MEASURES.get(base)
     return bool(m and m.binary_valued)
 
 

@@ -56,7 +56,7 @@ def intervals_table(doc: Mapping, comparisons: Mapping | None = None) -> str:
             "binary measures use the exact Clopper-Pearson interval.\n")
     if comparisons is not None:
         note += (f"`*` Holm-adjusted p <= {comparisons['alpha']}; `n.s.` not significant; `floor` cannot "
-                 "be significant on these discordant queries.\n")
+                 "be significant (the family's most extreme outcome stays above alpha).\n")
     return _table(head, rows) + note
 
 
@@ -74,28 +74,48 @@ def comparisons_table(doc: Mapping) -> str:
     rows = [[md_escape(r["corpus"]), md_escape(r["query_class"]), r["measure"], md_escape(r["arm"]),
              str(r["n"]), _s(r["delta"]), f"[{_s(r['delta_lower'])}, {_s(r['delta_upper'])}]",
              f"{r['discordant']} (+{r['improved']}/-{r['worsened']})", _p(r["p"]),
-             _p(r["p_holm"]), _p(r["p_floor"]), _mark(r)]
+             _p(r["p_holm"]), _p(r.get("p_holm_floor", r["p_floor"])), _mark(r)]
             for r in doc["rows"]]
     head = ["corpus", "class", "measure", "arm", "n", "Δ", f"{conf} interval", "discordant",
-            "p", "Holm p", "floor", "mark"]
+            "p", "Holm p", "Holm floor", "mark"]
     legend = (f"\ncontrol: {md_escape(doc['control']['name'])}.  `*` Holm-adjusted p <= {doc['alpha']}; "
               "`n.s.` not significant; `floor` cannot be significant (even the most extreme outcome "
-              f"on these discordant queries has p > {doc['alpha']}).  {doc['permutations']} sign-flip "
+              f"of the family leaves the Holm-adjusted p above {doc['alpha']}).  {doc['permutations']} sign-flip "
               f"permutations (exact enumeration up to {doc['exact_max_discordant']} discordant), "
               f"seed {doc['seed']}.\n")
     return _table(head, rows) + legend
 
 
-def gate_summary(result) -> str:
-    """A CI step summary for one gate verdict."""
+#: what a summary says instead of the numbers of a slice that is not tier A
+WITHHELD = "withheld: tier {tier} (internal only); `--summary-internal` includes them"
+
+
+def gate_summary(result, *, internal: bool = False) -> str:
+    """A CI step summary for one gate verdict, naming the slice's licence tier
+    (``result.extra["tier"]``; absent, it is unknown and fails closed as B).
+
+    A step summary is often public, so for a slice that is not tier A it shows the policy,
+    the threshold, the slice, its tier and the verdict, and withholds every measured number
+    (query counts, mean, interval, paired test, reason) unless ``internal`` is true.
+    """
+    tier = result.extra.get("tier") or "B"
     badge = "✅ PASS" if result.passed else ("❌ FAIL (undecided)" if result.verdict == "undecided"
                                            else "❌ FAIL")
     lines = [f"### {badge}: gate `{result.policy}` on {result.measure} >= {result.threshold:.4f}", ""]
-    rows = [["slice", f"{md_escape(result.corpus)} / {md_escape(result.query_class)}"]]
-    if result.policy == "sequential":
-        share = result.saved / result.available if result.available else 0.0
+    rows = [["slice", f"{md_escape(result.corpus)} / {md_escape(result.query_class)}"],
+            ["licence tier", tier if tier == "A" else f"{tier} (internal only: not publishable)"]]
+    if tier != "A" and not internal:
+        rows.append(["numbers", WITHHELD.format(tier=tier)])
+        return "\n".join(lines) + "\n" + _table(["what", "value"], rows)
+    saved = result.saved
+    if result.policy == "sequential" and saved is None:
+        note = getattr(result, "saved_note", None) or "not applicable"
         rows.append(["queries scored", f"{result.scored} of {result.available} "
-                                       f"({result.saved} saved, {share:.0%})"])
+                                       f"(saving {md_escape(note)})"])
+    elif result.policy == "sequential":
+        share = saved / result.available if result.available else 0.0
+        rows.append(["queries scored", f"{result.scored} of {result.available} "
+                                       f"({saved} saved, {share:.0%})"])
     else:
         rows.append(["queries scored", str(result.scored)])
     if result.dropped:

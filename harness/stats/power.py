@@ -17,7 +17,9 @@ fixed point (slightly larger; it matters only for small n).
 **Floors**: a paired sign-flip test on k discordant queries can never return p below
 ``2^(1-k)`` (:func:`harness.stats.randomization.p_floor`); a gold set of n queries has
 floor ``2^(1-n)``, and at least ``ceil(1 + log2(1/alpha))`` queries must differ before any
-outcome can be significant (6 at alpha 0.05).
+outcome can be significant (6 at alpha 0.05).  Compared as a Holm family of m arms, the
+smallest adjusted p is ``m 2^(1-k)``, so ``ceil(1 + log2(m/alpha))`` must differ (8 for
+four arms at 0.05).
 
 **Audit** of published numbers for a 0/1 per-query metric (success counts out of n):
 the exact Clopper-Pearson interval of each value, and for a candidate against a baseline
@@ -93,11 +95,19 @@ def queries_needed_t(effect: float, sd: float, alpha: float = 0.05, power: float
 
 def power_report(n: int, *, measure: str | None = None, sd: float | None = None,
                  sd_source: str | None = None, effect: float | None = None,
-                 alpha: float = 0.05, power: float = 0.8) -> dict:
-    """The ``power`` document: what ``n`` queries can resolve (and what ``effect`` needs)."""
+                 alpha: float = 0.05, power: float = 0.8, family_size: int = 1) -> dict:
+    """The ``power`` document: what ``n`` queries can resolve (and what ``effect`` needs).
+
+    ``family_size`` is the number of arms that will be compared with one control and
+    Holm-corrected together: the floor that decides "can be significant" is then
+    ``m 2^(1-n)`` (``smallest_attainable_p_holm``).  The detectable effect and the queries
+    needed stay per comparison at ``alpha``.
+    """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"the gold set must hold at least one query, got n = {n!r}")
     _check_level(alpha, power)
+    k_min = minimum_discordant(alpha, family_size)  # validates family_size
+    holm_floor = min(1.0, family_size * p_floor(n))
     doc = {
         "kind": POWER_KIND,
         "schema_version": SCHEMA_VERSION,
@@ -105,9 +115,11 @@ def power_report(n: int, *, measure: str | None = None, sd: float | None = None,
         "measure": measure,
         "alpha": alpha,
         "power": power,
+        "family_size": family_size,
         "smallest_attainable_p": p_floor(n),
-        "queries_that_must_differ": minimum_discordant(alpha),
-        "can_be_significant": p_floor(n) <= alpha,
+        "smallest_attainable_p_holm": holm_floor,
+        "queries_that_must_differ": k_min,
+        "can_be_significant": holm_floor <= alpha,
         "formula": FORMULA,
         "z_multiplier": z_multiplier(alpha, power),
         "sd": sd,

@@ -11,14 +11,23 @@ is the share of the ``2^k`` sign assignments (k = discordant queries, those with
   with ``b`` the assignments at least as extreme (Phipson & Smyth 2010: never 0).
 
 The identity assignment and its mirror are always at least as extreme, so the smallest p
-any outcome can produce is ``2 / 2^k = 2^(1-k)``: three discordant queries give 0.25.  A
-comparison whose floor exceeds alpha **cannot be significant** - a property of the
-labels, distinct from a test that ran and was **not significant**.
+any outcome can produce is ``2 / 2^k = 2^(1-k)``: three discordant queries give 0.25.
 
 **Holm** (1979, Scand. J. Statist. 6:65-70): the m arms compared on one measure in one
 corpus x class slice form a family; sorted ascending, ``p_(j)`` is adjusted to
 ``min(1, max_{i<=j} (m - i + 1) p_(i))``.  It controls the family-wise error at alpha under
 any dependence between the arms.
+
+The verdict is read off the Holm-adjusted p, so its floor must be too: an arm's **Holm
+floor** (:func:`holm_floors`) is the smallest adjusted p any outcome of the whole family
+could give it.  With m arms sharing one raw floor f it is ``m f``; an arm whose raw floor
+is above its siblings' can do better by ranking after them.  A comparison whose Holm floor
+exceeds alpha **cannot be significant** - a property of the labels and of the family's
+size, distinct from a test that ran and was **not significant**.
+
+Every arm is compared with the control only when the two runs measured the same thing:
+:func:`provenance_differences` (metric engine, relevance policy, corpus versions, checksums
+and tiers, granularity, scope, stage, the corpora sharing the index) must be empty.
 """
 
 from __future__ import annotations
@@ -28,12 +37,13 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from harness.records import most_restrictive_tier
-from harness.results import PER_QUERY, load_metrics, load_per_query, run_id
+from harness.report import comparability_notes
+from harness.results import METRICS_JSON, PER_QUERY, load_metrics, load_per_query, run_id
 from harness.stats.documents import COMPARISONS_KIND, SCHEMA_VERSION
 from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
                                      resample_sums)
@@ -206,11 +216,65 @@ def holm(pvalues: Iterable[float]) -> list[float]:
     return adjusted.tolist()
 
 
+def holm_floors(floors: Sequence[float]) -> list[float]:
+    """The smallest Holm-adjusted p each member of a family could attain, in input order.
+
+    ``floors`` are the members' raw floors (the smallest p each test allows).  Member j
+    ranked r-th, behind the r-1 other members with the lowest floors ``g_1 <= ... <=
+    g_{r-1}`` (each at its floor), has raw p at least ``q_r = max(f_j, g_{r-1})`` and Holm
+    p ``max((m - r + 1) q_r, max_{i<r} (m - i + 1) g_i)``; its Holm floor is the least of
+    these over r (capped at 1).  Every other arrangement only raises some term.  A family
+    of one keeps its raw floor; m members sharing floor f get ``m f``.
+    """
+    f = [float(x) for x in floors]
+    for x in f:
+        if not 0.0 <= x <= 1.0:
+            raise ValueError(f"p floors must lie in [0, 1], got {f}")
+    m = len(f)
+    out = []
+    for j, own in enumerate(f):
+        others = sorted(f[:j] + f[j + 1:])
+        best, ahead = 1.0, 0.0
+        for r in range(1, m + 1):
+            q = own if r == 1 else max(own, others[r - 2])
+            best = min(best, max(ahead, (m - r + 1) * q))
+            if r < m:
+                ahead = max(ahead, (m - r + 1) * others[r - 1])
+        out.append(min(1.0, best))
+    return out
+
+
 def verdict(p_adjusted: float, floor: float, alpha: float) -> str:
-    """``cannot be significant`` (floor > alpha), ``significant`` or ``not significant``."""
+    """``cannot be significant`` (``floor > alpha``), ``significant`` or ``not significant``.
+
+    ``floor`` is the smallest value ``p_adjusted`` could take: the Holm floor
+    (:func:`holm_floors`) for a Holm-adjusted p; for a family of one it is the raw floor.
+    """
     if floor > alpha:
         return "cannot be significant"
     return "significant" if p_adjusted <= alpha else "not significant"
+
+
+def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
+    """What each ``comparisons.json`` row's family says its Holm numbers must be.
+
+    Rows are grouped into families by ``(corpus, query_class, measure)``; within one,
+    ``p_holm`` is :func:`holm` of the members' raw ``p``, ``p_holm_floor`` is
+    :func:`holm_floors` of their ``p_floor``, ``family_size`` their count, and ``verdict``
+    follows from those (:func:`verdict`).  Returns one dict per row, in row order, for a
+    reader (the warehouse) to compare with what the row claims.
+    """
+    groups: dict[tuple, list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault((row["corpus"], row["query_class"], row["measure"]), []).append(i)
+    out: list[dict] = [{} for _ in rows]
+    for members in groups.values():
+        adjusted = holm([float(rows[i]["p"]) for i in members])
+        floors = holm_floors([float(rows[i]["p_floor"]) for i in members])
+        for i, p_adj, floor in zip(members, adjusted, floors):
+            out[i] = {"p_holm": p_adj, "p_holm_floor": floor, "family_size": len(members),
+                      "verdict": verdict(p_adj, floor, alpha)}
+    return out
 
 
 # --------------------------------------------------------------------------- comparisons.json
@@ -222,13 +286,41 @@ class _Run:
     name: str
     run_id: str
     index: PerQueryIndex
+    metrics: dict
 
 
 def _load_run(results_dir) -> _Run:
     path = Path(results_dir)
     metrics = load_metrics(path)
     index = PerQueryIndex(load_per_query(path), source=str(path / PER_QUERY))
-    return _Run(path, str(metrics["control_name"]), run_id(metrics), index)
+    return _Run(path, str(metrics["control_name"]), run_id(metrics), index, metrics)
+
+
+def provenance_differences(control: Mapping, arm: Mapping) -> list[str]:
+    """Why two runs' per-query values are not two measurements of the same thing; empty
+    when they are comparable.
+
+    The notes :func:`harness.report.comparability_notes` gives ``harness compare``: metric
+    engine, relevance policy, each shared corpus's version, checksum and tier
+    (:func:`harness.report.provenance_notes`), retrieval granularity, scope and stage, and
+    the corpora sharing the index.  The arms' own knobs (mode, legs, fusion, size) may differ:
+    they are what a comparison is about.
+    """
+    return [note[2:] if note.startswith("- ") else note
+            for note in comparability_notes(control, arm)]
+
+
+def _check_comparable(control: _Run, arm: _Run) -> None:
+    if arm.run_id == control.run_id:
+        raise ValueError(f"{arm.path / METRICS_JSON}: arm {arm.name!r} is the control run itself "
+                         f"(run id {arm.run_id[:12]})")
+    differences = provenance_differences(control.metrics, arm.metrics)
+    if differences:
+        raise ValueError(
+            f"{arm.path / METRICS_JSON}: arm {arm.name!r} and control {control.name!r} "
+            f"({control.path / METRICS_JSON}) measured different things: "
+            f"{'; '.join(differences)}; a paired test between them compares the measurements, "
+            f"not the arms")
 
 
 def _check_paired(control: _Run, arm: _Run) -> None:
@@ -259,8 +351,12 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
     ``(corpus, query_id)``, per corpus x class, per corpus ``all`` and pooled ``all``.
 
     Each row: control and arm means, the delta with its paired-bootstrap interval,
-    discordant / improved / worsened counts, the test's method, p, Holm-adjusted p, the p
-    floor and the verdict.  ``measures`` defaults to every measure the control recorded.
+    discordant / improved / worsened counts, the test's method, p, Holm-adjusted p, the raw
+    and Holm floors, the family size and the verdict.  The Holm family is ``arm_dirs``:
+    pass every arm compared with this control at once (a family of one corrects nothing,
+    and the document says so).  ``measures`` defaults to every measure the control
+    recorded.  Refuses an arm that scored other queries or classes, or whose provenance
+    differs from the control's (:func:`provenance_differences`).
     """
     from tqdm import tqdm
 
@@ -279,6 +375,7 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
     if dupes:
         raise ValueError(f"arms must have distinct names (metrics.json control_name); repeated: {dupes}")
     for arm in arms:
+        _check_comparable(control, arm)
         _check_paired(control, arm)
     measures = list(control.index.measures() if measures is None else measures)
     for m in measures:
@@ -316,7 +413,8 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
             bounds[c] = (lo, hi)
         for m in measures:
             adjusted = holm([tests[(a.name, m)].p for a in arms])
-            for a, p_adj in zip(arms, adjusted):
+            floors = holm_floors([tests[(a.name, m)].p_floor for a in arms])
+            for a, p_adj, floor in zip(arms, adjusted, floors):
                 t = tests[(a.name, m)]
                 lo, hi = bounds[(a.name, m)]
                 rows.append({
@@ -324,8 +422,8 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
                     "control_mean": float(ctl_cols[m].mean()),
                     "arm_mean": float(arm_cols[(a.name, m)].mean()),
                     "delta_lower": lo, "delta_upper": hi,
-                    **t.to_dict(), "p_holm": p_adj, "family_size": len(arms),
-                    "verdict": verdict(p_adj, t.p_floor, alpha),
+                    **t.to_dict(), "p_holm": p_adj, "p_holm_floor": floor,
+                    "family_size": len(arms), "verdict": verdict(p_adj, floor, alpha),
                 })
     rows.sort(key=lambda r: (r["corpus"], r["query_class"], r["measure"], r["arm"]))
     return {
@@ -333,6 +431,8 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
         "schema_version": SCHEMA_VERSION,
         "control": {"name": control.name, "run_id": control.run_id},
         "arms": [{"name": a.name, "run_id": a.run_id} for a in arms],
+        "family_size": len(arms),
+        "family_note": family_note(len(arms)),
         "measures": sorted(measures),
         "test": TEST_NAME,
         "exact_max_discordant": exact_max,
@@ -348,11 +448,24 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
     }
 
 
-def minimum_discordant(alpha: float) -> int:
-    """Fewest discordant queries whose floor ``2^(1-k)`` reaches ``alpha``: ``ceil(1 + log2(1/alpha))``."""
+def family_note(family_size: int) -> str:
+    """What the Holm family of a comparisons document is (and is not)."""
+    if family_size == 1:
+        return ("a family of one arm: the Holm-adjusted p equals the raw p; arms compared with "
+                "this control one at a time were not corrected for each other")
+    return (f"Holm across the {family_size} arms of this document, per corpus x class slice and "
+            "measure")
+
+
+def minimum_discordant(alpha: float, family_size: int = 1) -> int:
+    """Fewest discordant queries whose floor can reach ``alpha`` in a family of
+    ``family_size`` arms sharing that floor: ``m 2^(1-k) <= alpha``, i.e.
+    ``ceil(1 + log2(m/alpha))`` (6 for one arm at 0.05, 8 for four)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
-    k = max(1, math.ceil(1 + math.log2(1 / alpha) - 1e-12))
-    while p_floor(k) > alpha:
+    if isinstance(family_size, bool) or not isinstance(family_size, int) or family_size < 1:
+        raise ValueError(f"family_size must be a positive integer, got {family_size!r}")
+    k = max(1, math.ceil(1 + math.log2(family_size / alpha) - 1e-12))
+    while family_size * p_floor(k) > alpha:
         k += 1
     return k

@@ -23,7 +23,8 @@ widens the sequence.
 
 :class:`QueryStream` is the other half of a sequential gate: per-query values produced one
 at a time, counting how many were produced, so stopping early saves real work (scorer
-calls, retrievals, judge tokens) rather than shrinking a number in a report.
+calls, retrievals, judge tokens) rather than shrinking a number in a report.  A stream over
+values that already exist (``precomputed``) saves nothing by stopping, and says so.
 """
 
 from __future__ import annotations
@@ -146,14 +147,17 @@ class QueryStream:
     """Per-query values produced one at a time, in a (seeded) order, counted.
 
     ``value_of(query_id)`` computes one query's value - by reading a stored value, scoring
-    a one-query run, or (later) retrieving live - and returns ``None`` for a query that
-    cannot be scored (no relevant document: dropped, never zero).  Iterating yields
-    ``(query_id, value)``; ``requested`` counts ``value_of`` calls, ``produced`` the values
-    yielded.  Stopping the iteration stops the work: nothing is computed ahead.
+    a one-query run, or retrieving live - and returns ``None`` for a query that cannot be
+    scored (no relevant document: dropped, never zero).  Iterating yields ``(query_id,
+    value)``; ``requested`` counts ``value_of`` calls, ``produced`` the values yielded.
+    Stopping the iteration stops the work: nothing is computed ahead.
+
+    ``precomputed`` says that ``value_of`` only reads values that already exist (a results
+    directory): stopping early then saves nothing, and a gate must not claim it did.
     """
 
     def __init__(self, query_ids: Iterable[Hashable], value_of: Callable[[Any], float | None], *,
-                 seed: int | None = None, label: str = "queries"):
+                 seed: int | None = None, label: str = "queries", precomputed: bool = False):
         ids = list(query_ids)
         if len(set(ids)) != len(ids):
             raise ValueError(f"{label}: a query id is listed twice")
@@ -164,6 +168,7 @@ class QueryStream:
         self.order: tuple = tuple(ids)
         self.seed = seed
         self.label = label
+        self.precomputed = bool(precomputed)
         self._value_of = value_of
         self.requested = 0
         self.produced = 0
@@ -192,8 +197,8 @@ class QueryStream:
     @classmethod
     def from_values(cls, values: Mapping[Hashable, float], *, seed: int | None = None,
                     label: str = "stored values") -> "QueryStream":
-        """A stream over values already computed (a results directory)."""
-        return cls(values.keys(), values.__getitem__, seed=seed, label=label)
+        """A stream over values already computed (a results directory): ``precomputed``."""
+        return cls(values.keys(), values.__getitem__, seed=seed, label=label, precomputed=True)
 
     @classmethod
     def from_qrels_run(cls, qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, list],

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.certificates.documents import clopper_pearson, validate_document, with_id, write_document
+from harness.certificates import documents
+from harness.certificates.build import exact_interval
+from harness.certificates.documents import validate_document, with_id, write_document
 from harness.formats import FormatError
 
 
@@ -17,13 +19,17 @@ def coverage_doc(**overrides):
     return with_id(doc)
 
 
-def test_clopper_pearson_by_hand():
+def test_certificate_intervals_are_the_stats_clopper_pearson_by_hand():
     # k = n: the lower bound solves p^n = alpha/2, so 10/10 -> 0.025^(1/10) = 0.6915
-    lo, hi = clopper_pearson(10, 10)
+    lo, hi = exact_interval(10, 10)
     assert lo == pytest.approx(0.025 ** 0.1) and hi == 1.0
-    lo, hi = clopper_pearson(0, 10)
+    lo, hi = exact_interval(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** 0.1)
-    assert clopper_pearson(0, 0) is None
+    # k = 1 of n = 2: the lower bound solves 1 - (1 - p)^2 = 0.025 -> 1 - sqrt(0.975)
+    lo, hi = exact_interval(1, 2)
+    assert lo == pytest.approx(1 - 0.975 ** 0.5) and hi == pytest.approx(0.975 ** 0.5)
+    assert exact_interval(0, 0) is None  # an empty held-out set has no interval
+    assert not hasattr(documents, "clopper_pearson")  # one implementation, in harness.stats
 
 
 def test_document_id_is_content_derived():

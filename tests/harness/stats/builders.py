@@ -11,6 +11,8 @@ from pathlib import Path
 from harness.results import SCHEMA_VERSION, write_results
 
 TIERS = {"alpha": "A", "beta": "B"}
+#: a licence that fits each tier (tier A needs a publishable one)
+LICENCES = {"A": "CC0-1.0", "B": "LicenseRef-internal", "C": "LicenseRef-unobtainable"}
 
 
 def _rows(queries: dict, tiers: dict) -> list[dict]:
@@ -37,19 +39,25 @@ def _rows(queries: dict, tiers: dict) -> list[dict]:
 
 
 def make_results(out: Path, name: str, queries: dict, tiers: dict | None = None,
-                 retrieval: dict | None = None) -> Path:
+                 retrieval: dict | None = None, *, corpus_fields: dict | None = None,
+                 **top) -> Path:
+    """``corpus_fields`` are set on every corpus entry (e.g. ``sha256``); ``top`` replaces
+    top-level metrics.json fields (e.g. ``relevance_policy``)."""
     tiers = tiers or TIERS
     metrics = {
         "schema_version": SCHEMA_VERSION,
         "control_name": name,
-        "corpora": [{"name": c, "version": None, "licence": "test", "tier": tiers[c], "sha256": None,
-                     "files": None, "chunks": None} for c in sorted(queries)],
+        "corpora": [{"name": c, "version": None, "licence": LICENCES[tiers[c]], "tier": tiers[c],
+                     "sha256": None, "files": None, "chunks": None} for c in sorted(queries)],
         "index": None,
         "retrieval": retrieval or {"source": "test"},
         "metric_engine": {"name": "hand", "version": "0"},
         "relevance_policy": {},
         "rows": _rows(queries, tiers),
     }
+    for corpus in metrics["corpora"]:
+        corpus.update(corpus_fields or {})
+    metrics.update(top)
     per_query = [{"corpus": c, "tier": tiers[c], "query_class": cls, "query_id": q, "measure": m,
                   "value": v, "answered": True}
                  for c in sorted(queries) for q, (cls, values) in sorted(queries[c].items())

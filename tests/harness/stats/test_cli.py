@@ -45,7 +45,60 @@ def test_intervals_command_writes_deterministic_claim_files(tmp_path, capsys):
     pooled = [r for r in comp["rows"] if r["corpus"] == "alpha+beta" and r["measure"] == "nDCG@10"]
     assert len(pooled) == 1 and pooled[0]["verdict"] == "significant" and pooled[0]["delta"] > 0
     assert "| alpha+beta | all | nDCG@10 | arm | 50 |" in out and "| * |" in out
+    assert comp["family_size"] == 1 and "family of one" in comp["family_note"]
     assert "clopper-pearson" in out
+
+
+def _improving(n_better: int, n: int = 12) -> dict:
+    """One corpus of n queries; the first n_better score 1, the rest 0."""
+    return {"alpha": {f"q{i:02d}": ("lookup", {"nDCG@10": 1.0 if i < n_better else 0.0})
+                      for i in range(n)}}
+
+
+def test_intervals_command_holm_family_is_every_arm_given(tmp_path, capsys, caplog):
+    ctl = make_results(tmp_path, "control", _improving(0))
+    arms = [make_results(tmp_path, name, _improving(k)) for name, k in (("a", 6), ("b", 6), ("c", 6))]
+    assert main(["intervals", *map(str, arms), "--control", str(ctl),
+                 "--resamples", "500", "--permutations", "1000"]) == 0
+    out = capsys.readouterr().out
+    docs = [(arm / "comparisons.json").read_bytes() for arm in arms]
+    assert docs[0] == docs[1] == docs[2]  # one family, one document, in every arm directory
+    doc = json.loads(docs[0])
+    assert doc["family_size"] == 3 and [a["name"] for a in doc["arms"]] == ["a", "b", "c"]
+    for arm in arms:
+        assert json.loads((arm / "intervals.json").read_text())["control_name"] == arm.name
+    for r in doc["rows"]:  # 6 discordant: raw p 2^(1-6); three arms: Holm 3 x 2^-5 = 0.09375
+        assert r["family_size"] == 3 and r["p"] == 2.0 ** -5
+        assert r["p_holm"] == pytest.approx(3 * 2.0 ** -5) and r["verdict"] == "cannot be significant"
+    assert "Holm family of 3 (a, b, c)" in out and "| alpha | all | nDCG@10 | c | 12 |" in out
+    assert not (ctl / "comparisons.json").exists()
+
+    # one arm at a time: a family of one, which the document says (and Holm corrects nothing)
+    caplog.clear()
+    assert main(["intervals", str(arms[0]), "--control", str(ctl),
+                 "--resamples", "500", "--permutations", "1000"]) == 0
+    capsys.readouterr()
+    alone = json.loads((arms[0] / "comparisons.json").read_text())
+    assert alone["family_size"] == 1 and "family of one" in alone["family_note"]
+    assert {r["p_holm"] for r in alone["rows"]} == {2.0 ** -5}
+    assert {r["verdict"] for r in alone["rows"]} == {"significant"}
+    assert "replaces a family of 3 (['a', 'b', 'c']) with 1 (['a'])" in caplog.text
+
+
+def test_intervals_command_refuses_a_family_it_cannot_pair(tmp_path, capsys):
+    ctl = make_results(tmp_path, "control", _improving(0))
+    arm = make_results(tmp_path, "arm", _improving(6))
+    graded = make_results(tmp_path, "binary", _improving(7), relevance_policy={"binary": True})
+    before = (arm / "intervals.json").exists()
+    assert main(["intervals", str(arm), str(graded), "--control", str(ctl),
+                 "--resamples", "500", "--permutations", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert "relevance_policy differs" in err and "binary" in err
+    assert (arm / "intervals.json").exists() == before  # nothing written for any arm
+    assert main(["intervals", str(arm), str(arm), "--resamples", "500"]) == 2
+    assert "given twice" in capsys.readouterr().err
+    assert main(["intervals", str(arm), str(ctl), "--control", str(ctl), "--resamples", "500"]) == 2
+    assert "also listed as an arm" in capsys.readouterr().err
 
 
 def test_intervals_command_with_another_seed_changes_only_bootstrap_rows(tmp_path, capsys):
@@ -89,3 +142,26 @@ def test_power_command_from_a_results_dir_uses_its_per_query_sd(tmp_path, capsys
                  "--pilot", str(other), "--pilot-control", str(res), "--json"]) == 0
     paired = json.loads(capsys.readouterr().out)
     assert "paired differences" in paired["sd_source"] and paired["sd"] < sd
+
+
+
+def test_power_command_counts_the_holm_family(tmp_path, capsys):
+    # 7 queries: floor 2^(1-7) = 0.015625 clears 0.05 alone, but not as one of four arms
+    # (4 x 0.015625 = 0.0625); four arms need 8 queries to differ: 4 x 2^(1-8) = 0.03125
+    res = make_results(tmp_path, "seven", {"alpha": {f"q{i}": ("lookup", {"nDCG@10": i / 10})
+                                                      for i in range(7)}})
+    common = ["power", "--results", str(res), "--measure", "nDCG@10", "--sd", "0.3", "--json"]
+    assert main(common) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["family_size"] == 1 and alone["can_be_significant"]
+    assert alone["smallest_attainable_p_holm"] == alone["smallest_attainable_p"] == 2.0 ** -6
+    assert alone["queries_that_must_differ"] == 6
+    assert main(common + ["--arms", "4"]) == 0
+    four = json.loads(capsys.readouterr().out)
+    assert four["family_size"] == 4 and not four["can_be_significant"]
+    assert four["smallest_attainable_p_holm"] == 4 * 2.0 ** -6
+    assert four["queries_that_must_differ"] == 8
+    assert main(common[:-1] + ["--arms", "4"]) == 0
+    assert "Holm family of 4 arms" in capsys.readouterr().out
+    assert main(common + ["--arms", "0"]) == 2
+    assert "family_size" in capsys.readouterr().err

@@ -67,7 +67,10 @@ def test_sequential_decides_early_both_ways_and_undecided_fails():
     bad = (rng.random(300) < 0.60).astype(float).tolist()
     passed = run_gate("sequential", _spec(good, 0.85, seed=1))
     failed = run_gate("sequential", _spec(bad, 0.85, seed=1))
-    assert passed.verdict == "pass" and passed.scored < 150 and passed.saved == 300 - passed.scored
+    assert passed.verdict == "pass" and passed.scored < 150
+    # stored values: stopping early computed nothing less, so no saving is claimed
+    assert passed.saved is None and passed.to_dict()["queries_saved"] is None
+    assert passed.to_dict()["queries_saved_note"] == "not applicable: values were already computed"
     assert failed.verdict == "fail" and failed.scored < 150
     at_line = [1.0, 0.0] * 150  # mean exactly 0.5, the threshold
     undecided = run_gate("sequential", _spec(at_line, 0.5, seed=1))
@@ -107,7 +110,7 @@ def test_sequential_saving_is_fewer_scorer_calls_not_a_smaller_number(tmp_path, 
     doc = json.loads(capsys.readouterr().out)
     assert doc["verdict"] == "pass" and doc["queries_available"] == 300
     assert len(calls) == doc["queries_scored"] < 150  # each scored query was one scorer call
-    assert doc["queries_saved"] == 300 - len(calls)
+    assert doc["queries_saved"] == 300 - len(calls) and doc["queries_saved_note"] is None
     calls.clear()
     assert main(common + ["--policy", "point"]) == 0
     assert len(calls) == 300  # the point policy scores everything
@@ -136,7 +139,8 @@ def test_regression_gate_scores_a_run_lazily_against_a_recorded_control(tmp_path
     qrels, good_run = _gold(tmp_path, n=120, hit_rate=0.95, seed=3)
     control_dir = tmp_path / "control"
     assert main(["score", "--qrels", str(qrels), "--run", str(good_run), "--out", str(control_dir),
-                 "--measures", "Success@1", "MRR@10", "--tier", "A", "--no-warehouse"]) == 0
+                 "--measures", "Success@1", "MRR@10", "--licence", "CC0-1.0", "--tier", "A",
+                 "--no-warehouse"]) == 0
     worse = tmp_path / "worse"
     worse.mkdir()
     _, worse_run = _gold(worse, n=120, hit_rate=0.80, seed=3)  # same queries, fewer first-rank hits
@@ -149,3 +153,37 @@ def test_regression_gate_scores_a_run_lazily_against_a_recorded_control(tmp_path
     assert doc["regression"]["worsened"] > 0 and doc["regression"]["improved"] == 0
     assert main(common + ["--run", str(good_run)]) == 0
     assert json.loads(capsys.readouterr().out)["regression"]["discordant"] == 0
+
+
+def test_a_computing_stream_claims_its_saving_a_stored_one_does_not():
+    values = {("c", f"q{i:03d}"): 1.0 for i in range(200)}
+    calls = []
+
+    def compute(key):
+        calls.append(key)
+        return values[key]
+
+    computing = GateSpec(measure="Success@1", threshold=0.5, corpus="c", query_class="all",
+                         stream=QueryStream(values, compute, seed=1), progress=False)
+    done = run_gate("sequential", computing)
+    assert done.verdict == "pass" and done.scored == len(calls) < 200
+    assert done.saved == 200 - len(calls) and done.saved_note is None
+    stored = run_gate("sequential", _spec(list(values.values()), 0.5, seed=1, measure="Success@1"))
+    assert stored.scored == done.scored  # the same decision after the same queries ...
+    assert stored.saved is None  # ... but nothing was saved: the values already existed
+    point = run_gate("point", _spec([1.0, 0.0], 0.4))
+    assert point.saved is None and point.to_dict()["queries_saved"] is None
+
+
+def test_gate_cli_over_a_results_dir_claims_no_saving(tmp_path, capsys):
+    queries = {"alpha": {f"a{i:03d}": ("lookup", {"Success@1": 1.0}) for i in range(200)}}
+    res = make_results(tmp_path, "run", queries, {"alpha": "A"})
+    assert main(["gate", "--results", str(res), "--measure", "Success@1", "--threshold", "0.5",
+                 "--policy", "sequential", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "pass" and doc["queries_scored"] < 200
+    assert doc["queries_saved"] is None
+    assert doc["queries_saved_note"] == "not applicable: values were already computed"
+    assert main(["gate", "--results", str(res), "--measure", "Success@1", "--threshold", "0.5",
+                 "--policy", "sequential"]) == 0
+    assert "saved" not in capsys.readouterr().out.replace("not applicable", "")

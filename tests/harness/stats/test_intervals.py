@@ -235,3 +235,45 @@ def test_row_intervals_refuses_per_query_values_from_another_run():
         row_intervals(doc, changed, resamples=500)
     with pytest.raises(ValueError, match="6 per-query entries but metrics.json says n = 7"):
         row_intervals(doc, [r for r in per_query if r["query_id"] != "b3"], resamples=500)
+
+
+# --------------------------------------------------------------------------- file-level measures
+
+
+def test_file_measures_are_binary_exactly_when_their_base_is():
+    from harness.bench.levels import FILE_PREFIX as BENCH_PREFIX
+    from harness.stats.intervals import FILE_PREFIX, is_binary_measure
+
+    assert FILE_PREFIX == BENCH_PREFIX  # the prefix the bench writes
+    assert is_binary_measure("file:Success@1") and is_binary_measure("file:Success@5")
+    assert not is_binary_measure("file:R@10") and not is_binary_measure("file:MRR")
+    assert is_binary_measure("Success@1") and not is_binary_measure("nDCG@10")
+    assert not is_binary_measure("file:unknown") and not is_binary_measure("unknown")
+
+
+def test_a_file_measure_at_ten_of_ten_gets_clopper_pearson_not_a_zero_width_bootstrap():
+    # ten queries, every one's gold file ranked first: a bootstrap would give [1, 1]
+    per_query = [{"corpus": "c", "tier": "A", "query_class": None, "query_id": f"q{i}",
+                  "measure": m, "value": v, "answered": True}
+                 for i in range(10) for m, v in (("file:Success@1", 1.0), ("file:MRR", 1.0 - i / 20))]
+    doc = {"schema_version": 1, "control_name": "files", "corpora": [], "rows": [
+        {"corpus": "c", "tier": "A", "query_class": "all", "n": 10,
+         "metrics": {"file:Success@1": 1.0, "file:MRR": 1.0 - sum(range(10)) / 200},
+         "queries_unanswered": 0, "queries_dropped_unjudgeable": 0}]}
+    rows = {r["measure"]: r for r in row_intervals(doc, per_query, resamples=500)["rows"]}
+    s1 = rows["file:Success@1"]
+    assert s1["method"] == "clopper-pearson" and not s1["degenerate"]
+    assert s1["lower"] == pytest.approx(0.025 ** (1 / 10), abs=1e-12) and s1["upper"] == 1.0
+    assert rows["file:MRR"]["method"] == "bca"  # a non-binary file measure keeps the bootstrap
+
+
+def test_ci_lower_gate_on_a_file_measure_uses_the_exact_bound():
+    from harness.stats.gate import GateSpec, run_gate
+    from harness.stats.sequential import QueryStream
+
+    stream = QueryStream.from_values({("c", f"q{i}"): 1.0 for i in range(10)})
+    spec = GateSpec(measure="file:Success@1", threshold=0.8, corpus="c", query_class="all",
+                    stream=stream, progress=False)
+    result = run_gate("ci-lower", spec)
+    assert result.verdict == "fail" and result.lower == pytest.approx(0.025 ** (1 / 10))
+    assert result.bound.startswith("clopper-pearson")

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from harness.canonical import canonical_json
-from harness.stats.randomization import (compare_runs, exact_p, holm, minimum_discordant,
-                                         monte_carlo_p, p_floor, paired_randomization_test,
-                                         paired_tests, verdict)
+from harness.stats.randomization import (compare_runs, exact_p, family_expectations, holm,
+                                         holm_floors, minimum_discordant, monte_carlo_p, p_floor,
+                                         paired_randomization_test, paired_tests,
+                                         provenance_differences, verdict)
 from tests.harness.stats.builders import make_results
 
 
@@ -63,6 +64,11 @@ def test_floor_and_minimum_discordant():
     # 2^(1-5) = 0.0625 > 0.05 >= 2^(1-6) = 0.03125
     assert minimum_discordant(0.05) == 6
     assert minimum_discordant(0.01) == 8  # 2^-6 = 0.0156 > 0.01 >= 2^-7
+    # four arms share the Holm multiplier: 4 x 2^(1-7) = 0.0625 > 0.05 >= 4 x 2^(1-8) = 0.03125
+    assert minimum_discordant(0.05, family_size=4) == 8
+    assert minimum_discordant(0.05, family_size=1) == minimum_discordant(0.05)
+    with pytest.raises(ValueError, match="family_size"):
+        minimum_discordant(0.05, family_size=0)
 
 
 def test_monte_carlo_agrees_with_exact_enumeration_beyond_the_exact_limit():
@@ -148,6 +154,9 @@ def test_compare_runs_pairs_queries_per_corpus_class_and_pooled(tmp_path):
     assert r["p"] == 0.25 and r["p_floor"] == 0.25 and r["verdict"] == "cannot be significant"
     # Holm over the two arms on (alpha, all): "down" is flat there (p = 1), so 0.25 * 2 = 0.5
     assert r["p_holm"] == pytest.approx(0.5)
+    # its Holm floor: first of two at 0.25 gives 2 x 0.25; behind "down" (floor 1) gives 2
+    assert r["p_holm_floor"] == pytest.approx(0.5) and r["family_size"] == 2
+    assert doc["family_size"] == 2 and [a["name"] for a in doc["arms"]] == ["down", "up"]
     assert rows[("alpha", "all", "down")]["p"] == 1.0 and rows[("alpha", "all", "down")]["discordant"] == 0
     pooled = rows[("alpha+beta", "all", "down")]
     assert pooled["tier"] == "B" and pooled["n"] == 7
@@ -167,3 +176,149 @@ def test_compare_runs_refuses_unpaired_query_sets(tmp_path):
         compare_runs(ctl, [short], ["nDCG@10"], permutations=1000, resamples=500)
     with pytest.raises(ValueError, match="no per-query values for measure"):
         compare_runs(ctl, [up], ["MRR"], permutations=1000, resamples=500)
+
+
+# --------------------------------------------------------------------------- Holm floors
+
+
+def brute_force_holm_floors(floors):
+    """Every assignment of raw p-values drawn from {each floor} + {1}, each at least its own
+    floor, through holm(): the smallest adjusted p each member ever gets."""
+    grid = sorted(set(floors) | {1.0})
+    choices = [[g for g in grid if g >= f] for f in floors]
+    best = [1.0] * len(floors)
+    for ps in itertools.product(*choices):
+        for j, adj in enumerate(holm(ps)):
+            best[j] = min(best[j], adj)
+    return best
+
+
+def test_holm_floors_by_hand():
+    assert holm_floors([0.25]) == [0.25]  # a family of one keeps its raw floor
+    f = 2.0 ** (1 - 6)  # 6 discordant queries: 0.03125
+    assert holm_floors([f] * 4) == pytest.approx([4 * f] * 4)  # shared floor: m x f = 0.125
+    # a sibling with a far lower floor lets a member rank second: max(2 x 0.001, 1 x 0.03)
+    assert holm_floors([0.001, 0.03]) == pytest.approx([2 * 0.001, 0.03])
+    assert holm_floors([0.6, 0.9]) == [1.0, 1.0]  # capped at 1
+    assert holm_floors([]) == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_floors_equal_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    # k discordant queries: floor 2^(1-k), and 1 when nothing differs (k = 0)
+    floors = [1.0 if k == 0 else float(2.0 ** (1 - k))
+              for k in rng.integers(0, 12, size=int(rng.integers(1, 6)))]
+    assert holm_floors(floors) == pytest.approx(brute_force_holm_floors(floors), abs=1e-15)
+
+
+def _family(tmp_path, improvements: dict[str, int], n: int = 12):
+    """A control at 0 on n queries and one arm per entry improving its first k queries by 1."""
+    ctl = make_results(tmp_path, "control", {"alpha": _q({f"q{i:02d}": ("lookup", 0.0)
+                                                           for i in range(n)})})
+    arms = [make_results(tmp_path, name, {"alpha": _q({f"q{i:02d}": ("lookup", 1.0 if i < k else 0.0)
+                                                        for i in range(n)})})
+            for name, k in improvements.items()]
+    return ctl, arms
+
+
+def _row(doc, arm):
+    return next(r for r in doc["rows"] if r["arm"] == arm and r["query_class"] == "all")
+
+
+def test_four_arms_at_six_discordant_cannot_be_significant(tmp_path):
+    # each arm improves 6 queries: raw p = floor = 2^(1-6) = 0.03125 <= 0.05, but four arms
+    # share the Holm multiplier: 4 x 0.03125 = 0.125 > 0.05 whatever the outcome
+    ctl, arms = _family(tmp_path, {"a": 6, "b": 6, "c": 6, "d": 6})
+    doc = compare_runs(ctl, arms, ["nDCG@10"], permutations=1000, resamples=500)
+    for name in "abcd":
+        r = _row(doc, name)
+        assert r["p"] == r["p_floor"] == 2.0 ** (1 - 6)
+        assert r["p_holm"] == pytest.approx(4 * 2.0 ** (1 - 6))
+        assert r["p_holm_floor"] == pytest.approx(4 * 2.0 ** (1 - 6))
+        assert r["verdict"] == "cannot be significant"
+    alone = compare_runs(ctl, arms[:1], ["nDCG@10"], permutations=1000, resamples=500)
+    assert _row(alone, "a")["verdict"] == "significant"  # 0.03125 <= 0.05 with no family
+    assert alone["family_size"] == 1 and "family of one" in alone["family_note"]
+
+
+def test_a_member_with_a_higher_floor_can_still_be_significant_behind_a_sibling(tmp_path):
+    # "big" improves 10 queries (p = 2^-9), "six" improves 6 (p = 2^-5 = 0.03125):
+    # Holm: big 2 x 2^-9, six max(2 x 2^-9, 1 x 0.03125) = 0.03125 <= 0.05.  Two times its own
+    # floor (0.0625) would have called it "cannot be significant" wrongly.
+    ctl, arms = _family(tmp_path, {"big": 10, "six": 6})
+    doc = compare_runs(ctl, arms, ["nDCG@10"], permutations=1000, resamples=500)
+    six, big = _row(doc, "six"), _row(doc, "big")
+    assert big["p_holm"] == pytest.approx(2 * 2.0 ** -9) and big["verdict"] == "significant"
+    assert six["p_holm"] == pytest.approx(2.0 ** -5) and six["p_holm_floor"] == pytest.approx(2.0 ** -5)
+    assert six["verdict"] == "significant"
+
+
+def test_verdict_never_contradicts_its_floor(tmp_path):
+    ctl, arms = _family(tmp_path, {"a": 3, "b": 7, "c": 9})
+    doc = compare_runs(ctl, arms, ["nDCG@10"], permutations=1000, resamples=500)
+    for r in doc["rows"]:
+        assert r["p_holm"] >= r["p_holm_floor"] - 1e-12
+        assert verdict(r["p_holm"], r["p_holm_floor"], doc["alpha"]) == r["verdict"]
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+@pytest.mark.parametrize("field,kwargs,expected", [
+    ("relevance_policy", {"relevance_policy": {"binary": True}}, "relevance_policy differs"),
+    ("metric_engine", {"metric_engine": {"name": "hand", "version": "1"}},
+     "metric_engine.version differs"),
+    ("sha256", {"corpus_fields": {"sha256": "f" * 64}}, "corpus alpha: sha256 differs"),
+    ("version", {"corpus_fields": {"version": "v2"}}, "corpus alpha: version differs"),
+    ("granularity", {"retrieval": {"source": "test", "granularity": "file"}},
+     "retrieval.granularity differs"),
+    ("scope", {"retrieval": {"source": "test", "scope": "gold-files"}}, "retrieval.scope differs"),
+    ("stage", {"retrieval": {"source": "test", "stage": "rerank"}}, "retrieval.stage differs"),
+])
+def test_compare_runs_refuses_arms_that_measured_something_else(tmp_path, field, kwargs, expected):
+    ctl, up, _ = _runs(tmp_path)
+    other = make_results(tmp_path, f"other-{field}", {
+        "alpha": _q({"a1": ("lookup", 0.6), "a2": ("lookup", 0.3), "a3": ("summarize", 0.2),
+                     "a4": ("summarize", 0.4)}),
+        "beta": _q({"b1": (None, 0.3), "b2": (None, 0.3), "b3": (None, 0.6)})}, **kwargs)
+    with pytest.raises(ValueError, match="measured different things") as err:
+        compare_runs(ctl, [up, other], ["nDCG@10"], permutations=1000, resamples=500)
+    assert expected in str(err.value) and f"other-{field}" in str(err.value)
+
+
+def test_provenance_differences_ignore_the_arms_own_knobs():
+    base = {"metric_engine": {"name": "e", "version": "1"}, "relevance_policy": {"binary": False},
+            "corpora": [{"name": "c", "version": "1", "sha256": "a", "tier": "A"}],
+            "retrieval": {"mode": "bm25", "granularity": "chunk", "scope": "corpus",
+                          "stage": "retrieve", "size": 10}}
+    arm = {**base, "retrieval": {**base["retrieval"], "mode": "hybrid", "size": 20}}
+    assert provenance_differences(base, arm) == []
+    other = {**base, "retrieval": {**base["retrieval"], "stage": "rerank"}}
+    assert provenance_differences(base, other) == ["retrieval.stage differs: 'retrieve' vs 'rerank'"]
+
+
+def test_compare_runs_refuses_the_control_as_its_own_arm(tmp_path):
+    ctl, _, _ = _runs(tmp_path)
+    with pytest.raises(ValueError, match="the control run itself"):
+        compare_runs(ctl, [ctl], ["nDCG@10"], permutations=1000, resamples=500)
+
+
+def test_family_expectations_recompute_what_each_row_must_claim(tmp_path):
+    ctl, arms = _family(tmp_path, {"a": 6, "b": 6, "c": 6, "d": 6})
+    doc = compare_runs(ctl, arms, ["nDCG@10"], permutations=1000, resamples=500)
+    expected = family_expectations(doc["rows"], doc["alpha"])
+    for row, exp in zip(doc["rows"], expected):
+        # four members at raw p = floor = 2^-5: Holm p and Holm floor 4 x 2^-5 = 0.125
+        assert exp == {"p_holm": pytest.approx(0.125), "p_holm_floor": pytest.approx(0.125),
+                       "family_size": 4, "verdict": "cannot be significant"}
+        assert (row["p_holm"], row["p_holm_floor"], row["family_size"], row["verdict"]) == \
+            pytest.approx((exp["p_holm"], exp["p_holm_floor"], 4, exp["verdict"]))
+    # a row that claims the old raw-floor verdict is caught
+    forged = [dict(r, verdict="not significant") for r in doc["rows"]]
+    assert all(e["verdict"] != f["verdict"]
+               for e, f in zip(family_expectations(forged, doc["alpha"]), forged))
+    # a family assembled one arm at a time: each row alone is a family of one
+    single = [dict(doc["rows"][0])]
+    assert family_expectations(single, 0.05)[0] == {
+        "p_holm": 2.0 ** -5, "p_holm_floor": 2.0 ** -5, "family_size": 1, "verdict": "significant"}
