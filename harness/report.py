@@ -166,14 +166,47 @@ def provenance_notes(control: Mapping, candidate: Mapping) -> list[str]:
     return notes
 
 
+#: retrieval fields that change what a metric row measures (a delta across them compares
+#: two different experiments, not two arms of one)
+SETUP_FIELDS = ("granularity", "scope", "stage")
+
+
+def _index_corpora(doc: Mapping) -> list[str] | None:
+    """The corpora sharing a run's index: ``index.corpora``, else (a run with an index
+    block that predates it) every corpus of the run; None for a run without an index."""
+    index = doc.get("index")
+    if not isinstance(index, Mapping):
+        return None
+    names = index.get("corpora")
+    return sorted(names) if names is not None else sorted(c["name"] for c in doc["corpora"])
+
+
+def comparability_notes(control: Mapping, candidate: Mapping) -> list[str]:
+    """Everything that keeps a delta between two runs from being a delta: the
+    :func:`provenance_notes`, a different granularity, scope or stage, and a different set
+    of corpora in the shared index (other corpora's documents are distractors and change
+    the collection statistics, so the same corpus scores differently beside them)."""
+    notes = provenance_notes(control, candidate)
+    cr, kr = control.get("retrieval") or {}, candidate.get("retrieval") or {}
+    for name in SETUP_FIELDS:
+        if cr.get(name) != kr.get(name):
+            notes.append(f"- retrieval.{name} differs: {cr.get(name)!r} vs {kr.get(name)!r}")
+    ci, ki = _index_corpora(control), _index_corpora(candidate)
+    if ci is not None and ki is not None and ci != ki:
+        notes.append(f"- index corpora differ: {ci} vs {ki} (documents of other corpora "
+                     "compete in a shared index)")
+    return notes
+
+
 def compare_table(control: Mapping, candidate: Mapping,
                   measures: Sequence[str] = COMPARE_MEASURES) -> str:
     """Per corpus x class: the control's and candidate's first measure, then deltas.
 
     Rows present in only one file are listed with the side that is missing; a row whose
     ``n`` differs is flagged, because a delta over different query sets is not a delta;
-    so are differences in metric engine, relevance policy and corpus version or checksum
-    (:func:`provenance_notes`).  Deltas are candidate minus control.
+    so are differences in metric engine, relevance policy, corpus version or checksum,
+    granularity, scope, stage and the indexed corpora (:func:`comparability_notes`).
+    Deltas are candidate minus control.
     """
     def index(doc):
         return {(r["corpus"], r["query_class"]): r for r in doc["rows"]}
@@ -185,7 +218,7 @@ def compare_table(control: Mapping, candidate: Mapping,
     head = ["corpus", "class", "n", f"{lead} control", f"{lead} candidate",
             *[f"Δ {m}" for m in measures]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    notes = provenance_notes(control, candidate)
+    notes = comparability_notes(control, candidate)
     for key in sorted(set(ctl) | set(cand), key=lambda k: (k[0], k[1] == ALL, str(k[1]))):
         corpus, cls = key
         a, b = ctl.get(key), cand.get(key)

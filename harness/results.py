@@ -206,12 +206,72 @@ def _finite(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def index_tier(doc: Mapping) -> str | None:
+    """The tier of the run's shared index (``index.tier``), or None when it records none.
+
+    Every corpus of a bench run is indexed together: the others' documents compete as
+    distractors and shape the collection statistics (BM25's IDF), so each number the run
+    reports is as restrictive as the most restrictive indexed corpus.
+    """
+    index = doc.get("index")
+    if isinstance(index, Mapping) and index.get("tier") is not None:
+        return index["tier"]
+    return None
+
+
+def effective_tiers(doc: Mapping) -> dict[str, str]:
+    """Corpus name -> the tier of this run's numbers on it: the corpus's own (licence) tier,
+    made as restrictive as :func:`index_tier` when the run records a shared index."""
+    shared = index_tier(doc)
+    out = {}
+    for corpus in doc["corpora"]:
+        own = corpus["tier"]
+        out[corpus["name"]] = own if shared is None else most_restrictive_tier([own, shared])
+    return out
+
+
+def _check_licence(source, i: int, corpus: Mapping) -> None:
+    """Tier A only for a licence on the publishable list (``ingestion.registry``)."""
+    from ingestion.registry import PUBLISHABLE_LICENCES
+
+    if corpus["tier"] == "A" and corpus["licence"] not in PUBLISHABLE_LICENCES:
+        _fail(source, f"corpora[{i}].tier",
+              f"tier A needs a publishable licence, but corpus {corpus['name']!r} has licence "
+              f"{corpus['licence']!r}; publishable: {sorted(PUBLISHABLE_LICENCES)} "
+              "(doubt fails closed: tier B)")
+
+
+def _check_index(source, doc: Mapping, tiers: Mapping[str, str]) -> None:
+    """``index.corpora`` names every corpus of the run and ``index.tier`` is their most
+    restrictive tier (both or neither)."""
+    index = doc["index"]
+    if not isinstance(index, Mapping) or ("corpora" not in index and "tier" not in index):
+        return
+    for name in ("corpora", "tier"):
+        if index.get(name) is None:
+            _fail(source, f"index.{name}", "missing: index.corpora and index.tier go together")
+    names = index["corpora"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) \
+            or names != sorted(set(names)):
+        _fail(source, "index.corpora", f"must be a sorted list of corpus names, got {names!r}")
+    if names != sorted(tiers):
+        _fail(source, "index.corpora",
+              f"{names} must name every corpus of the run {sorted(tiers)}: they share one index")
+    expected = most_restrictive_tier(tiers[n] for n in names)
+    if index["tier"] != expected:
+        _fail(source, "index.tier",
+              f"tier {index['tier']!r} is not {expected}, the most restrictive tier of the "
+              f"indexed corpora {names}")
+
+
 def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
     """Refuse a metrics.json that is incomplete or inconsistent, naming the field.
 
-    Checks: required fields, schema version, every corpus's tier is A/B/C, every row's
-    fields, finite metric values, each row's tier equals its corpus's tier (a pooled row
-    ``a+b`` must carry the most restrictive tier of a and b).
+    Checks: required fields, schema version, every corpus's tier is A/B/C and tier A only
+    with a publishable licence, every row's fields, finite metric values, and each row's
+    tier: the most restrictive of its corpora's tiers (a pooled row ``a+b`` takes a's and
+    b's) and of the shared index's tier when ``index.tier`` is recorded
+    (:func:`effective_tiers`; ``index.corpora`` must then name every corpus of the run).
     """
     if not isinstance(doc, Mapping):
         _fail(source, None, "metrics.json must be a JSON object")
@@ -238,7 +298,10 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
                   f"must be a non-empty string without '+' (it joins pooled names), got {corpus['name']!r}")
         if corpus["name"] in tiers:
             _fail(source, f"corpora[{i}].name", f"corpus {corpus['name']!r} listed twice")
+        _check_licence(source, i, corpus)
         tiers[corpus["name"]] = corpus["tier"]
+    _check_index(source, doc, tiers)
+    shared = index_tier(doc)
     engine = doc["metric_engine"]
     if not isinstance(engine, Mapping) or not engine.get("name") or not engine.get("version"):
         _fail(source, "metric_engine", "must name the engine and its version")
@@ -257,12 +320,15 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
         for name in names:
             if name not in tiers:
                 _fail(source, f"rows[{i}].corpus", f"corpus {name!r} is not listed in corpora")
-        expected = most_restrictive_tier(tiers[n] for n in names)
+        expected = most_restrictive_tier([tiers[n] for n in names]
+                                         + ([shared] if shared is not None else []))
         if row["tier"] != expected:
             what = "pooled corpora" if len(names) > 1 else "corpus"
+            index_note = (f" and of the shared index (index.tier {shared})"
+                          if shared is not None else "")
             _fail(source, f"rows[{i}].tier",
                   f"tier {row['tier']!r} does not match {what} {row['corpus']!r}: expected "
-                  f"{expected}, the most restrictive tier of {sorted(set(names))}")
+                  f"{expected}, the most restrictive tier of {sorted(set(names))}{index_note}")
         if not isinstance(row["metrics"], Mapping) or not row["metrics"]:
             _fail(source, f"rows[{i}].metrics", "must be a non-empty object")
         for measure, value in row["metrics"].items():

@@ -3,7 +3,9 @@
 The destination directory holds ``<source>/<artefact>`` files (and their unpacked folders)
 and ``manifest.json``: one entry per artefact with source, url, licence, tier, sha256, size
 and where the sha256 came from (the registry, or the first download when the registry could
-not carry a verified checksum).  Rules:
+not carry a verified checksum), and for an unpacked archive the digest of the unpacked tree
+(``extracted_sha256``): the loaders attribute a registered licence to files only when such a
+recorded digest still matches them (:mod:`ingestion.evidence`).  Rules:
 
 - a tier-B source (non-commercial, research-only, unknown) is refused unless
   ``accept_noncommercial`` is given; a tier-C source is recorded as unobtainable and skipped;
@@ -218,7 +220,7 @@ def _fetch_artefact(source: Source, artefact: Artefact, dest: Path, manifest: di
         finally:
             if part.exists():
                 part.unlink()
-    extracted = None
+    extracted = extracted_sha256 = None
     if artefact.extract:
         unpacked = folder / _unpacked_name(artefact.filename)
         if not unpacked.is_dir() or not any(unpacked.iterdir()) or recorded is None \
@@ -228,11 +230,15 @@ def _fetch_artefact(source: Source, artefact: Artefact, dest: Path, manifest: di
         if len(children) == 1 and children[0].is_dir():  # the archive's own top folder
             unpacked = children[0]
         extracted = unpacked.relative_to(dest).as_posix()
+        # the unpacked files are what loaders read: their digest ties a loaded corpus to
+        # this verified download (ingestion.evidence)
+        extracted_sha256 = tree_sha256(unpacked)[0]
     return {
         "source": source.name, "filename": artefact.filename, "url": artefact.url,
         "licence": source.licence, "tier": source.tier, "sha256": sha,
         "sha256_origin": origin, "md5_published": artefact.md5, "size": size,
-        "path": target.relative_to(dest).as_posix(), "extracted": extracted, "via": "download",
+        "path": target.relative_to(dest).as_posix(), "extracted": extracted,
+        "extracted_sha256": extracted_sha256, "via": "download",
     }
 
 
@@ -351,6 +357,15 @@ def verify(dest=None, names=None, sources: dict[str, Source] | None = None) -> t
         if actual != e["sha256"]:
             problems.append(f"{label}: sha256 {actual} differs from the manifest's {e['sha256']}")
             continue
+        if e.get("extracted") and e.get("extracted_sha256"):
+            unpacked = dest / e["extracted"]
+            tree = tree_sha256(unpacked)[0] if unpacked.is_dir() else None
+            if tree != e["extracted_sha256"]:
+                problems.append(f"{label}: the unpacked files {unpacked} "
+                                + ("are missing" if tree is None else
+                                   f"have tree sha256 {tree}, the manifest's is "
+                                   f"{e['extracted_sha256']}"))
+                continue
         source = registry.get(e["source"])
         pinned = next((a.sha256 for a in (source.artefacts if source else ())
                        if a.filename == e.get("filename")), None)

@@ -46,6 +46,33 @@ def tier_for_licence(licence: str, *, unobtainable: bool = False) -> str:
     return "B"
 
 
+def declared_tier(licence: str, tier: str | None = None) -> tuple[str, str]:
+    """``(tier, evidence)`` for a licence declared by the user (``--licence``, ``--tier``).
+
+    The tier is derived from the licence (:func:`tier_for_licence`); a declared ``tier``
+    may make it more restrictive, never less, so tier A with an unknown or non-publishable
+    licence is refused (ValueError naming both flags).
+    """
+    from harness.records import TIERS
+
+    derived = tier_for_licence(licence)
+    if tier is None:
+        tier = derived
+    if tier not in TIERS:
+        raise ValueError(f"--tier {tier!r}: unknown tier; expected one of {sorted(TIERS)}")
+    if TIERS.index(tier) < TIERS.index(derived):
+        raise ValueError(
+            f"--tier {tier} refused: --licence {licence!r} gives tier {derived} "
+            f"(publishable licences: {sorted(PUBLISHABLE_LICENCES)}); a tier can be made more "
+            "restrictive, never less (licence doubt fails closed)")
+    if licence == UNKNOWN_LICENCE:
+        return tier, "no licence declared (--licence): not traced, so not publishable"
+    if tier == derived:
+        return tier, f"licence {licence} declared on the command line (--licence)"
+    return tier, (f"licence {licence} declared on the command line (--licence); tier {tier} "
+                  f"declared (--tier), more restrictive than the licence's {derived}")
+
+
 @dataclass(frozen=True)
 class Artefact:
     """One downloadable file of a source.
@@ -163,19 +190,68 @@ def source_for_corpus(corpus_name: str, sources: dict[str, Source] | None = None
     return None
 
 
-def source_info(corpus_name: str, sha256: str, *, version: str | None = None,
-                sources: dict[str, Source] | None = None) -> SourceInfo:
-    """Provenance for a loaded corpus; an unregistered corpus gets licence unknown, tier B."""
+def _unregistered(corpus_name: str, sha256: str, version: str | None, why: str) -> SourceInfo:
+    return SourceInfo(
+        name=corpus_name, version=version, licence=UNKNOWN_LICENCE,
+        tier=tier_for_licence(UNKNOWN_LICENCE), evidence=why, sha256=sha256, citation=None,
+        registry_source=None,
+    )
+
+
+def source_info(corpus_name: str, sha256: str, *, root=None, version: str | None = None,
+                sources: dict[str, Source] | None = None, manifest_dirs=None) -> SourceInfo:
+    """Provenance for a corpus loaded from ``root`` (the corpus's root folder).
+
+    An unregistered name gets licence unknown, tier B.  A name matching a registered source
+    whose tier is A gets that licence only with evidence tied to the content
+    (:mod:`ingestion.evidence`): a licence file in ``root`` naming the licence, or a fetch
+    manifest (searched in ``manifest_dirs``, default the fetch cache, and ``root``'s
+    ancestors) whose recorded digest matches the tree holding ``root``.  Without it the
+    corpus is treated as unregistered (tier B) and the evidence says why.  A registered
+    tier B or C needs no proof: it only makes the corpus more restrictive.
+    """
     source = source_for_corpus(corpus_name, sources)
     if source is None:
-        return SourceInfo(
-            name=corpus_name, version=version, licence=UNKNOWN_LICENCE,
-            tier=tier_for_licence(UNKNOWN_LICENCE),
-            evidence="not in the source registry: licence not traced, so tier B (fail closed)",
-            sha256=sha256, citation=None, registry_source=None,
-        )
+        return _unregistered(corpus_name, sha256, version,
+                             "not in the source registry: licence not traced, so tier B "
+                             "(fail closed)")
+    evidence = source.evidence
+    if source.tier == "A":
+        from ingestion.evidence import licence_file_evidence, manifest_evidence
+
+        if root is None:
+            ok, why = False, "no corpus folder given to check"
+        else:
+            ok, why = licence_file_evidence(root, source.licence)
+            if not ok:
+                found, note = manifest_evidence(source.name, root, manifest_dirs)
+                ok, why = found, note if found else f"{why}; {note}"
+        if not ok:
+            return _unregistered(
+                corpus_name, sha256, version,
+                f"named like registered source {source.name!r} ({source.licence}), but nothing "
+                f"ties this content to it: {why}; so licence unknown, tier B (fail closed)")
+        evidence = f"{source.evidence}; verified for this copy: {why}"
+    else:
+        evidence = (f"{source.evidence}; matched by name only (a tier-{source.tier} licence "
+                    "needs no proof: it can only make numbers more restrictive)")
     return SourceInfo(
         name=corpus_name, version=version if version is not None else source.version,
-        licence=source.licence, tier=source.tier, evidence=source.evidence, sha256=sha256,
+        licence=source.licence, tier=source.tier, evidence=evidence, sha256=sha256,
         citation=source.citation, registry_source=source.name,
+    )
+
+
+def generated_source_info(corpus_name: str, sha256: str, *, version: str | None = None,
+                          sources: dict[str, Source] | None = None) -> SourceInfo:
+    """Provenance of a corpus this product generated (``ingestion synth``) and validated on
+    load: the registered ``synthetic`` source's licence, whatever the corpus is named."""
+    registry = SOURCES if sources is None else sources
+    source = registry["synthetic"]
+    return SourceInfo(
+        name=corpus_name, version=version if version is not None else source.version,
+        licence=source.licence, tier=source.tier,
+        evidence=(f"{source.evidence}; a corpus is loaded only if it passes the generator's "
+                  "validator"),
+        sha256=sha256, citation=source.citation, registry_source=source.name,
     )

@@ -1,7 +1,9 @@
 """Certificates: every stored certificate with its live status (valid / degenerate /
-expired / alarm) and why.  The status is computed, not stored: against the fingerprint of
-the newest run of the same arm (so a changed corpus, model, arm or reranker shows as
-expired), with the anytime-valid monitor replayed on that run's calibration data."""
+expired / alarm) and why.  The status is computed by the warehouse
+(``warehouse.queries.certificate_statuses``), not stored: against the fingerprint of the
+newest run of the same arm visible in the chosen view (so a changed corpus, model, arm or
+reranker shows as expired), with the anytime-valid monitor replayed on that run's stored
+calibration data.  This page only renders it."""
 
 from __future__ import annotations
 
@@ -38,15 +40,15 @@ def render() -> None:
     st.title("Certificates")
     common.require_runs()
     view = common.view()
-    certs = common.load("certificates", view)
+    certs = common.load("certificate_statuses", view)
     if certs.empty:
         st.info(f"No certificate is visible in the {view} view. Calibrate one from a bench run "
                 "and ingest it:")
         st.code("python -m harness calibrate --run RESULTS_DIR --out cert.json\n"
                 "python -m warehouse ingest cert.json", language="bash")
         return
-    # computed on every rerun (not cached): it also checks the calibration file on disk
-    statuses = [tables.certificate_status(row) for _, row in certs.iterrows()]
+    statuses = [{"state": r.state, "why": r.why, "monitor": r.monitor, "changes": r.changes}
+                for r in certs.itertuples(index=False)]
     runs = common.load("runs")
     names = dict(zip(runs["run_id"], runs["control_name"]))
     table = pd.DataFrame([{

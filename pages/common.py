@@ -34,7 +34,8 @@ LOADERS = frozenset({
     "health", "runs", "corpora", "choices", "metric_table", "metric_intervals", "deltas",
     "deltas_tested", "comparisons", "per_query_pair", "per_query_values", "latency",
     "latency_samples", "latency_distribution", "agreement_documents", "agreement_results",
-    "agreement_arms", "certificates", "ppi_results", "calibration", "corpus_composition",
+    "agreement_arms", "certificates", "certificate_statuses", "ppi_results", "calibration",
+    "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
 })
 

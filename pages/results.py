@@ -76,7 +76,9 @@ def render() -> None:
                + (" with their stored interval (intervals.json)" if has_intervals else
                   "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
                + (f". Δ against the control: paired delta [interval] and mark: "
-                  f"{common.MARK_LEGEND}."
+                  f"{common.MARK_LEGEND}. A run that measured differently from the control "
+                  "(relevance policy, corpus version, granularity, scope, stage, index) shows "
+                  "`not comparable` and why, never a marked delta."
                   if control is not None else "."))
     for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
         part = rows[rows["corpus"] == corpus]
@@ -100,10 +102,14 @@ def render() -> None:
         if deltas is not None and not deltas.empty:
             st.markdown(f"Against **{labels.get(control, control)}**")
             common.tier_badge(view, deltas["tier"])
-            st.dataframe(deltas.assign(run=deltas["run_id"].map(labels))[
+            # no mark beside a delta that is not comparable, even from an old stored test
+            marked = deltas["comparable"].astype(bool)
+            st.dataframe(deltas.assign(run=deltas["run_id"].map(labels),
+                                       verdict=deltas["verdict"].where(marked))[
                 ["run", "corpus", "tier", "query_class", "measure", "control_value", "value",
                  "delta", "delta_lower", "delta_upper", "p", "p_holm", "p_floor", "verdict",
-                 "paired", "control_n", "n"]], hide_index=True, width="stretch",
+                 "paired", "comparable", "not_comparable_because", "control_n", "n"]],
+                hide_index=True, width="stretch",
                 column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in
                                ("control_value", "value", "delta", "delta_lower", "delta_upper")})
 

@@ -11,7 +11,10 @@ from pages.formatting import fmt_delta, fmt_interval
 def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
                        deltas: pd.DataFrame | None, control: str | None) -> pd.DataFrame:
     """One line per run; per class and measure the value with its interval, then (with a
-    control) the delta with its interval and mark."""
+    control) the delta with its interval and mark.  A delta between runs that measured
+    differently (``comparable`` False: another relevance policy, corpus version,
+    granularity, scope, stage or index) is not an effect: its cell says why, and carries
+    neither the number nor a mark."""
     out: dict[str, dict[str, str]] = {}
     classes = list(dict.fromkeys(rows["query_class"]))
     order = [f"{cls} · {m}" for cls in classes for m in measures
@@ -33,13 +36,28 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
             out[labels.get(control, control)][f"{column} Δ"] = "control"
         for d in deltas.itertuples(index=False):
             label = labels.get(d.run_id, d.run_id)
-            if label in out:
+            if label not in out:
+                continue
+            if not bool(d.comparable):
+                cell = not_comparable_cell(d.not_comparable_because)
+            else:
                 cell = fmt_delta(d.delta, d.delta_lower, d.delta_upper, d.verdict)
-                out[label][f"{d.query_class} · {d.measure} Δ"] = (
-                    cell if d.paired else f"{cell} (unpaired: n {d.control_n} vs {d.n})")
+                if not d.paired:
+                    cell = f"{cell} (unpaired: n {d.control_n} vs {d.n})"
+            out[label][f"{d.query_class} · {d.measure} Δ"] = cell
     table = pd.DataFrame.from_dict(out, orient="index").reindex(columns=columns).fillna("–")
     table.index.name = "run"
     return table.reset_index()
+
+
+def not_comparable_cell(because) -> str:
+    """``not comparable (first reason, +k more)``: what a delta cell says instead of a number
+    when the two runs measured differently."""
+    notes = [n for n in str(because or "").split("; ") if n]
+    if not notes:
+        return "not comparable"
+    more = f", +{len(notes) - 1} more" if len(notes) > 1 else ""
+    return f"not comparable ({notes[0]}{more})"
 
 
 def outcome_counts(pair: pd.DataFrame) -> pd.DataFrame:
@@ -68,9 +86,12 @@ def outcome_counts(pair: pd.DataFrame) -> pd.DataFrame:
 def arms_from_deltas(deltas: pd.DataFrame, corpus_a: str, corpus_b: str, labels: dict,
                      family: str) -> pd.DataFrame:
     """Agreement arms from :func:`warehouse.queries.deltas` rows against one picked control:
-    one line per run that has a paired delta on both corpora (same query count as the
-    control on each), in the layout of ``warehouse.queries.agreement_arms``."""
-    paired = deltas[deltas["paired"].astype(bool) & deltas["corpus"].isin([corpus_a, corpus_b])]
+    one line per run that has a paired, comparable delta on both corpora (same query count
+    as the control on each, same measurement setup), in the layout of
+    ``warehouse.queries.agreement_arms``."""
+    comparable = deltas["comparable"].astype(bool) if "comparable" in deltas else True
+    paired = deltas[deltas["paired"].astype(bool) & comparable
+                    & deltas["corpus"].isin([corpus_a, corpus_b])]
     wide = paired.pivot_table(index="run_id", columns="corpus", values="delta", aggfunc="first")
     tiers = paired.groupby("run_id")["tier"].max()
     if corpus_a not in wide.columns or corpus_b not in wide.columns:
@@ -184,44 +205,3 @@ STATE_ICONS = {"valid": ":material/check_circle:", "degenerate": ":material/bloc
                "expired": ":material/schedule:", "alarm": ":material/notifications_active:"}
 STATE_COLOURS = {"valid": "#d8f0dd", "degenerate": "#e9ebee", "expired": "#fbe6c8",
                  "alarm": "#f8d0cc"}
-
-
-def certificate_status(row) -> dict:
-    """The live status of one stored certificate (``warehouse.queries.certificates`` row):
-    ``harness.certificates.status.status`` against the fingerprint of the newest run of the
-    same arm, with the coverage monitor replayed on that run's calibration.jsonl when the
-    file is still where the run was written and its checksum is the one the warehouse
-    recorded."""
-    import json
-    from pathlib import Path
-
-    from harness.canonical import sha256_file
-    from harness.certificates.data import read_calibration
-    from harness.certificates.fingerprint import fingerprint_from_metrics
-    from harness.certificates.status import bad_events, status
-    from pages.formatting import missing
-
-    doc = json.loads(row["document"])
-    current = None
-    if not missing(row.get("current_metrics")):
-        current = fingerprint_from_metrics(json.loads(row["current_metrics"]))
-    outcomes, monitor_note = None, "monitor not replayed: no run of this arm is stored"
-    if current is not None:
-        monitor_note = "monitor not replayed: the run recorded no calibration data"
-        folder = row.get("current_source_dir")
-        expected = row.get("current_calibration_sha256")
-        if doc.get("status") != "valid":
-            monitor_note = "monitor not run: nothing usable was certified"
-        elif not missing(folder) and not missing(expected):
-            path = Path(folder) / "calibration.jsonl"
-            if not path.is_file():
-                monitor_note = "monitor not replayed: the run's calibration.jsonl has moved"
-            elif sha256_file(path) != expected:
-                monitor_note = ("monitor not replayed: the run's calibration.jsonl differs "
-                                "from the one ingested")
-            else:
-                outcomes = bad_events(doc, read_calibration(path))
-                monitor_note = f"monitor replayed on {len(outcomes)} queries of the current run"
-    result = status(doc, current, outcomes=outcomes)
-    return {"state": result.state, "why": result.reason, "monitor": monitor_note,
-            "changes": [c._asdict() for c in result.changes], "monitor_summary": result.monitor}

@@ -81,9 +81,10 @@ def _refusal(withheld, publishable_corpora) -> str:
         parts.append(f"{row.corpus} (tier {row.tier}; {why}; runs "
                      f"{[r[:12] for r in row.run_ids]})")
     return ("refused: a publishable export may contain tier-A rows only, and these filters "
-            f"select rows from corpora that are not: {'; '.join(parts)}. Narrow the export "
-            f"with --corpus to tier-A corpora ({publishable_corpora or 'none match'}), or use "
-            "--view internal (never published).")
+            f"select rows from corpora that are not, or from runs whose shared index holds a "
+            f"corpus that is not: {'; '.join(parts)}. Narrow the export with --corpus to "
+            f"tier-A corpora ({publishable_corpora or 'none match'}) and --run to runs whose "
+            "every corpus is tier A, or use --view internal (never published).")
 
 
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,

@@ -23,8 +23,8 @@ from harness.canonical import canonical_json, canonical_line, sha256_file, sha25
 from harness.formats import FormatError, read_jsonl
 from harness.records import TIERS, most_restrictive_tier
 from harness.report import ALL
-from harness.results import (METRICS_JSON, PER_QUERY, RANKINGS, RUNINFO, load_jsonl_rows,
-                             load_metrics, load_per_query, run_id)
+from harness.results import (METRICS_JSON, PER_QUERY, RANKINGS, RUNINFO, effective_tiers,
+                             index_tier, load_jsonl_rows, load_metrics, load_per_query, run_id)
 from warehouse import documents
 from warehouse.errors import IngestRefused
 
@@ -168,11 +168,12 @@ def _run_row(metrics: Mapping, rid: str, runinfo: Mapping, results_dir: Path) ->
     engine = metrics["metric_engine"]
     tiers = [c["tier"] for c in metrics["corpora"]]
     revision = metrics.get("code_revision")
+    shared = index_tier(metrics)
     return {
         "run_id": rid,
         "control_name": metrics["control_name"],
         "corpus": "+".join(sorted(c["name"] for c in metrics["corpora"])),
-        "tier": most_restrictive_tier(tiers),
+        "tier": most_restrictive_tier(tiers + ([shared] if shared is not None else [])),
         "created_at": _created_at(runinfo, results_dir / METRICS_JSON),
         "backend": _text(retrieval.get("backend")),
         "mode": _text(retrieval.get("mode")),
@@ -318,7 +319,7 @@ def _check_per_query(table, metrics: Mapping, path: Path) -> None:
     import duckdb
     import pyarrow as pa
 
-    tiers = {c["name"]: c["tier"] for c in metrics["corpora"]}
+    tiers = effective_tiers(metrics)
     reported = sorted({m for row in metrics["rows"] for m in row["metrics"]})
     indexed = table.append_column("i", pa.array(range(len(table)), pa.int64()))
     con = duckdb.connect()
@@ -342,8 +343,8 @@ def _check_per_query(table, metrics: Mapping, path: Path) -> None:
         if i is not None:
             row = at(i)
             refuse(path, "tier", f"tier {row['tier']!r} disagrees with metrics.json, where "
-                   f"corpus {row['corpus']!r} is tier {tiers[row['corpus']]}",
-                   _nth_record_line(path, i))
+                   f"corpus {row['corpus']!r} is tier {tiers[row['corpus']]}"
+                   + _index_note(metrics), _nth_record_line(path, i))
         i = first("NOT list_contains(?::VARCHAR[], measure)", [reported])
         if i is not None:
             refuse(path, "measure", f"measure {at(i)['measure']!r} is not reported in "
@@ -363,6 +364,12 @@ def _check_per_query(table, metrics: Mapping, path: Path) -> None:
     finally:
         con.close()
     _check_against_claim(found, metrics, path)
+
+
+def _index_note(metrics: Mapping) -> str:
+    shared = index_tier(metrics)
+    return "" if shared is None else (f" (its own tier made as restrictive as the shared "
+                                      f"index, index.tier {shared})")
 
 
 def _check_against_claim(found: Mapping, metrics: Mapping, path: Path) -> None:
@@ -397,7 +404,7 @@ def _rankings_table(results_dir: Path, metrics: Mapping):
         rows = load_jsonl_rows(results_dir, RANKINGS)
     except FormatError as exc:
         raise _refused(exc) from None
-    tiers = {c["name"]: c["tier"] for c in metrics["corpora"]}
+    tiers = effective_tiers(metrics)
     _require_fields(rows, ("query_id", "rank", "doc_id", "score"), path)
     if len(tiers) == 1:
         only = next(iter(tiers))

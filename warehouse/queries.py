@@ -31,12 +31,15 @@ VIEWS: dict[str, dict[str, str]] = {
                     # 003_certificates
                     "certificates": "certificates_publishable",
                     "ppi": "ppi_publishable",
-                    "calibration": "calibration_publishable"},
+                    "calibration": "calibration_publishable",
+                    # 006: run ids whose every corpus (the whole shared index) is tier A
+                    "runs": "publishable_runs"},
     "internal": {"metric_rows": "metric_rows", "per_query": "per_query",
                  "rankings": "rankings", "latency": "latency",
                  "intervals": "intervals", "comparisons": "comparisons",
                  "agreement": "agreement", "agreement_arms": "agreement_arms",
-                 "certificates": "certificates", "ppi": "ppi", "calibration": "calibration"},
+                 "certificates": "certificates", "ppi": "ppi", "calibration": "calibration",
+                 "runs": "runs"},
 }
 
 #: filter name -> the clause it adds (``{a}`` is the filtered relation's alias)
@@ -200,36 +203,66 @@ def metric_table(view: str, runs=None, corpora=None, classes=None, measures=None
 
 def fetch_withheld(conn: Connection, runs=None, corpora=None, classes=None, measures=None):
     """Rows the filters select in the internal view that the publishable view withholds,
-    grouped by corpus: corpus, tier, runs, and the licences of its non-A corpora."""
+    grouped by corpus: corpus, tier, runs, and the non-A corpora behind them with their
+    licences: the row's own, and any other corpus of its run (they share one index, so a
+    tier-B corpus withholds every row of its run)."""
     where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
                            classes=classes, measures=measures)
+    label = ("c.name || ' (tier ' || c.tier || ', licence ' || coalesce(c.licence, 'unknown') "
+             "|| CASE WHEN list_contains(string_split(m.corpus, '+'), c.name) THEN ')' "
+             "ELSE ', in the run''s shared index)' END")
     return conn.query_df(
         "SELECT m.corpus, max(m.tier) AS tier, count(*) AS rows, "
         "list(DISTINCT m.run_id ORDER BY m.run_id) AS run_ids, "
-        "list(DISTINCT c.name || ' (tier ' || c.tier || ', licence ' || "
-        "coalesce(c.licence, 'unknown') || ')' ORDER BY c.name || ' (tier ' || c.tier || "
-        "', licence ' || coalesce(c.licence, 'unknown') || ')') "
+        f"list(DISTINCT {label} ORDER BY {label}) "
         "FILTER (WHERE c.name IS NOT NULL) AS not_publishable "
         "FROM metric_rows AS m "
         "LEFT JOIN corpora AS c ON c.run_id = m.run_id AND c.tier <> 'A' "
-        "AND list_contains(string_split(m.corpus, '+'), c.name) "
         f"WHERE NOT EXISTS (SELECT 1 FROM metric_rows_publishable AS p "
         "WHERE p.run_id = m.run_id AND p.corpus = m.corpus AND p.query_class = m.query_class "
         f"AND p.measure = m.measure){where} GROUP BY m.corpus ORDER BY m.corpus", params)
+
+
+def comparability(conn: Connection, control: str,
+                  run_ids: Iterable[str]) -> dict[str, list[str]]:
+    """Run id -> why its deltas against ``control`` are not deltas of one experiment
+    (empty: comparable): ``harness.report.comparability_notes`` over the stored claims
+    (metric engine, relevance policy, corpus versions, checksums and tiers, granularity,
+    scope, stage, and the corpora sharing the index)."""
+    import json
+
+    from harness.report import comparability_notes
+
+    ids = sorted({str(r) for r in run_ids} | {control})
+    claims = {rid: json.loads(text) for rid, text in conn.query_all(
+        "SELECT run_id, metrics_json FROM runs WHERE list_contains(?::VARCHAR[], run_id)",
+        [ids])}
+    return {rid: [n.removeprefix("- ") for n in comparability_notes(claims[control], claims[rid])]
+            for rid in ids if rid != control and rid in claims}
+
+
+def _with_comparability(conn: Connection, frame, control: str):
+    """``frame`` with ``comparable`` (bool) and ``not_comparable_because`` (text, empty when
+    comparable) per row's run."""
+    notes = comparability(conn, control, frame["run_id"].unique())
+    because = frame["run_id"].map(lambda r: "; ".join(notes.get(r, [])))
+    return frame.assign(comparable=because.eq(""), not_comparable_because=because)
 
 
 def deltas(control_run, runs, view: str, corpora=None, classes=None, measures=None, *,
            db_path=None):
     """Each run's metric rows against the control's same corpus x class x measure:
     ``delta = value - control_value``; ``paired`` is False when the query counts differ
-    (a delta over different query sets is not a paired delta).  The row's tier is the more
+    (a delta over different query sets is not a paired delta); ``comparable`` is False when
+    the two runs measured differently (:func:`comparability`; ``not_comparable_because``
+    says how), and such a delta must not be read as an effect.  The row's tier is the more
     restrictive of the two sides ('A' < 'B' < 'C')."""
     source = relation(view, "metric_rows")
     with connect(db_path, read_only=True) as conn:
         control = _one_run(conn, control_run)
         where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
                                classes=classes, measures=measures)
-        return conn.query_df(
+        frame = conn.query_df(
             f"SELECT m.run_id, r.control_name, m.corpus, greatest(m.tier, c.tier) AS tier, "
             f"m.query_class, m.measure, c.value AS control_value, m.value, "
             f"m.value - c.value AS delta, c.n AS control_n, m.n, (c.n = m.n) AS paired "
@@ -239,6 +272,7 @@ def deltas(control_run, runs, view: str, corpora=None, classes=None, measures=No
             f"WHERE m.run_id <> ?{where} "
             f"ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
             f"m.measure", [control, control, *params])
+        return _with_comparability(conn, frame, control)
 
 
 def per_query_pair(run_a, run_b, measure: str, view: str, corpora=None, classes=None, *,
@@ -290,12 +324,14 @@ def latency(runs=None, *, view: str = "internal", db_path=None):
         where, params = _where("l", runs=resolve_runs(conn, runs))
         return conn.query_df(
             "SELECT l.run_id, r.control_name, l.corpus, l.tier, l.concurrency, "
-            "count(*) AS samples, quantile_cont(s.ms, 0.5) AS p50, "
+            "coalesce(json_extract_string(l.reported, '$.sample_unit'), 'unrecorded') "
+            "AS sample_unit, count(*) AS samples, quantile_cont(s.ms, 0.5) AS p50, "
             "quantile_cont(s.ms, 0.95) AS p95, quantile_cont(s.ms, 0.99) AS p99, "
             "max(s.ms) AS max, avg(s.ms) AS mean "
             f"FROM {source} AS l JOIN runs AS r ON r.run_id = l.run_id, "
             f"unnest(l.samples) AS s(ms) WHERE TRUE{where} "
-            "GROUP BY l.run_id, r.control_name, r.created_at, l.corpus, l.tier, l.concurrency "
+            "GROUP BY l.run_id, r.control_name, r.created_at, l.corpus, l.tier, l.concurrency, "
+            "l.reported "
             "ORDER BY r.created_at, l.run_id", params)
 
 
@@ -409,15 +445,16 @@ def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, meas
                   db_path=None):
     """:func:`deltas` with the stored paired test of each arm against this control, where
     one exists: ``delta_lower``, ``delta_upper``, ``p``, ``p_holm``, ``p_floor``,
-    ``family_size``, ``alpha``, ``verdict`` (NULL otherwise).  The tier is the most
-    restrictive of the control's row, the arm's row and the test's row."""
+    ``family_size``, ``alpha``, ``verdict`` (NULL otherwise), and ``comparable`` /
+    ``not_comparable_because`` as in :func:`deltas`.  The tier is the most restrictive of
+    the control's row, the arm's row and the test's row."""
     source = relation(view, "metric_rows")
     latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
     with connect(db_path, read_only=True) as conn:
         control = _one_run(conn, control_run)
         where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
                                classes=classes, measures=measures)
-        return conn.query_df(
+        frame = conn.query_df(
             f"WITH x AS ({latest}) "
             "SELECT m.run_id, r.control_name, m.corpus, "
             "greatest(m.tier, c.tier, coalesce(x.tier, 'A')) AS tier, m.query_class, "
@@ -433,6 +470,7 @@ def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, meas
             f"WHERE m.run_id <> ?{where} "
             "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
             "m.measure", [control, control, *params])
+        return _with_comparability(conn, frame, control)
 
 
 def agreement_documents(view: str, query_class=None, measure=None, *, db_path=None):
@@ -499,38 +537,72 @@ def agreement_arms(view: str, document_id=None, query_class=None, measure=None, 
 # --------------------------------------------------------------------------- certificates (003)
 
 
+_CERTIFICATES = (
+    "WITH x AS (SELECT * FROM {rel}), "
+    "src AS (SELECT DISTINCT x.document_id, r.control_name "
+    "FROM x, unnest(x.source_runs) AS s(run_id) JOIN runs AS r ON r.run_id = s.run_id), "
+    "cur AS (SELECT src.document_id, r.run_id AS current_run_id, "
+    "r.control_name AS current_control_name, r.created_at AS current_created_at, "
+    "r.metrics_json AS current_metrics, r.source_dir AS current_source_dir "
+    "FROM src JOIN runs AS r ON r.control_name = src.control_name "
+    "SEMI JOIN {visible} AS v ON v.run_id = r.run_id "
+    "QUALIFY row_number() OVER (PARTITION BY src.document_id "
+    "ORDER BY r.created_at DESC, r.ingested_at DESC, r.run_id) = 1) "
+    "SELECT x.document_id, x.certificate_id, x.type, x.status, x.alpha, x.target, "
+    "x.delta, x.threshold, x.temperature, x.context_k, x.k_max, x.split_tune, "
+    "x.split_calibrate, x.split_heldout, x.seed, x.heldout_n, x.heldout_rate, "
+    "x.heldout_lower, x.heldout_upper, x.mean_set_size, x.fixed_k, x.answer_rate, "
+    "x.queries_needed, x.stage, x.source_runs, x.corpus, x.tier, x.reason, "
+    "x.ingested_at, d.content AS document, cur.current_run_id, "
+    "cur.current_control_name, cur.current_created_at, cur.current_metrics, "
+    "cur.current_source_dir, f.sha256 AS current_calibration_sha256 "
+    "FROM x JOIN documents AS d ON d.document_id = x.document_id "
+    "LEFT JOIN cur ON cur.document_id = x.document_id "
+    "LEFT JOIN run_files AS f ON f.run_id = cur.current_run_id "
+    "AND f.name = 'calibration.jsonl' "
+    "ORDER BY x.ingested_at, x.document_id")
+
+
 def certificates(view: str, *, db_path=None):
     """Every stored certificate visible in ``view`` with the full document (``document``,
-    JSON) and the run it must now hold for: the newest run sharing a control name with a
-    run it was calibrated on (``current_run_id``, its ``current_metrics`` JSON, and where
-    its calibration.jsonl was and with which checksum).  Status as issued is ``status``;
-    the live status (expired, alarm) is computed by the caller with
-    ``harness.certificates.status.status``."""
-    rel = relation(view, "certificates")
+    JSON) and the run it must now hold for: the newest run *visible in the same view*
+    sharing a control name with a run it was calibrated on (``current_run_id``, its
+    ``current_metrics`` JSON, its results directory and calibration.jsonl checksum as
+    ingested).  Status as issued is ``status``; the live status (expired, alarm) is
+    :func:`certificate_statuses`."""
     with connect(db_path, read_only=True) as conn:
-        return conn.query_df(
-            f"WITH x AS (SELECT * FROM {rel}), "
-            "src AS (SELECT DISTINCT x.document_id, r.control_name "
-            "FROM x, unnest(x.source_runs) AS s(run_id) JOIN runs AS r ON r.run_id = s.run_id), "
-            "cur AS (SELECT src.document_id, r.run_id AS current_run_id, "
-            "r.control_name AS current_control_name, r.created_at AS current_created_at, "
-            "r.metrics_json AS current_metrics, r.source_dir AS current_source_dir "
-            "FROM src JOIN runs AS r ON r.control_name = src.control_name "
-            "QUALIFY row_number() OVER (PARTITION BY src.document_id "
-            "ORDER BY r.created_at DESC, r.ingested_at DESC, r.run_id) = 1) "
-            "SELECT x.document_id, x.certificate_id, x.type, x.status, x.alpha, x.target, "
-            "x.delta, x.threshold, x.temperature, x.context_k, x.k_max, x.split_tune, "
-            "x.split_calibrate, x.split_heldout, x.seed, x.heldout_n, x.heldout_rate, "
-            "x.heldout_lower, x.heldout_upper, x.mean_set_size, x.fixed_k, x.answer_rate, "
-            "x.queries_needed, x.stage, x.source_runs, x.corpus, x.tier, x.reason, "
-            "x.ingested_at, d.content AS document, cur.current_run_id, "
-            "cur.current_control_name, cur.current_created_at, cur.current_metrics, "
-            "cur.current_source_dir, f.sha256 AS current_calibration_sha256 "
-            "FROM x JOIN documents AS d ON d.document_id = x.document_id "
-            "LEFT JOIN cur ON cur.document_id = x.document_id "
-            "LEFT JOIN run_files AS f ON f.run_id = cur.current_run_id "
-            "AND f.name = 'calibration.jsonl' "
-            "ORDER BY x.ingested_at, x.document_id")
+        return conn.query_df(_CERTIFICATES.format(rel=relation(view, "certificates"),
+                                                  visible=relation(view, "runs")))
+
+
+def certificate_statuses(view: str, *, db_path=None):
+    """:func:`certificates` with each one's live status, computed here from what the
+    warehouse holds (``harness.certificates.status``): ``state`` (valid / degenerate /
+    expired / alarm), ``why``, ``monitor`` (what the monitor was replayed on, or why not)
+    and ``changes`` (fingerprint differences, a list of dicts).
+
+    Expiry is judged against the newest run of the same arm visible in ``view``; the
+    monitor is replayed on that run's calibration scores as the warehouse stored them
+    (``calibration`` in the same view), never on files read from disk.  Under
+    ``publishable`` nothing of a run with a non-A corpus is read, so no ``why`` can name one.
+    """
+    from warehouse.certificate_status import live_status
+
+    with connect(db_path, read_only=True) as conn:
+        certs = conn.query_df(_CERTIFICATES.format(rel=relation(view, "certificates"),
+                                                   visible=relation(view, "runs")))
+        current = sorted({r for r in certs["current_run_id"].dropna()}) if len(certs) else []
+        calibration = conn.query_df(
+            "SELECT k.run_id, k.corpus, k.tier, k.query_id, k.query_class, k.stage, k.scores, "
+            f"k.relevant, k.first_relevant_rank FROM {relation(view, 'calibration')} AS k "
+            "WHERE list_contains(?::VARCHAR[], k.run_id) ORDER BY k.run_id, k.corpus, "
+            "k.query_id", [current])
+    by_run = {rid: part for rid, part in calibration.groupby("run_id", sort=True)}
+    statuses = [live_status(row, by_run.get(row["current_run_id"]))
+                for _, row in certs.iterrows()]
+    for name in ("state", "why", "monitor", "changes"):
+        certs[name] = [s[name] for s in statuses]
+    return certs
 
 
 def ppi_results(view: str, *, db_path=None):

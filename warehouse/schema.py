@@ -1,11 +1,11 @@
 """Versioned SQL migrations: ``migrations/NNN_name.sql``, applied in order, checksums recorded.
 
 Numbers are pre-assigned (001 core, 002 statistics, 003 certificates, 004 migration
-decisions, 005 answers), so a later number may land before an earlier one: every file not
-yet applied is applied, lowest number first, each in its own transaction together with its
-``schema_migrations`` row.  A file whose checksum differs from the one recorded when it was
-applied is refused: an applied migration is history, and changing it would make two
-warehouses with the same version hold different schemas.
+decisions, 005 answers, 006 shared-index tiers), so a later number may land before an
+earlier one: every file not yet applied is applied, lowest number first, each in its own
+transaction together with its ``schema_migrations`` row.  A file whose checksum differs
+from the one recorded when it was applied is refused: an applied migration is history, and
+changing it would make two warehouses with the same version hold different schemas.
 """
 
 from __future__ import annotations

@@ -8,19 +8,22 @@ so what is saved is retrieval and reranking never done - counted in ``queries_sc
 not a smaller number in a report.  The other policies consume every query.
 
 A gated run writes no results directory: it is partial by design.  It prints the gate's
-Markdown summary and can write the gate document (kind ``gate``).
+Markdown summary and can write the gate document (kind ``gate``).  The result's
+``extra["tier"]`` is the shared index's tier (the most restrictive of every indexed corpus):
+the summary withholds the numbers of a slice that is not tier A.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from harness.bench.config import BenchConfig
 from harness.bench.levels import first_occurrence
-from harness.bench.runner import open_index, retrieve_queries
+from harness.bench.runner import index_tier_of, open_index, retrieve_queries
 from harness.measures import resolve
 from harness.report import pooled_name
 from harness.scoring import score
+from harness.stats.gate import GateResult
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,17 @@ class GateOptions:
     budget: int | None = None
     resamples: int = 10000
     permutations: int = 10000
+
+
+class TieredGateResult(GateResult):
+    """A gate result whose document names the slice's licence tier (``extra["tier"]``) and
+    the corpora of the index it was retrieved from."""
+
+    def to_dict(self) -> dict:
+        doc = super().to_dict()
+        doc["tier"] = self.extra["tier"]
+        doc["index_corpora"] = list(self.extra["index_corpora"])
+        return doc
 
 
 @dataclass(frozen=True)
@@ -112,4 +126,8 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
                         source=f"bench {cfg.name()} ({cfg.fusion.arm_id if cfg.mode == 'hybrid' else cfg.mode})",
                         progress=cfg.progress)
         result = run_gate(gate.policy, spec)
+    result = TieredGateResult(**{f.name: getattr(result, f.name) for f in fields(result)})
+    # the slice was retrieved from the shared index: as restrictive as every corpus in it
+    result.extra["tier"] = index_tier_of(ix.prepared)
+    result.extra["index_corpora"] = sorted(p.name for p in ix.prepared)
     return GatedOutcome(result, retrieved)

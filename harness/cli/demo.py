@@ -2,7 +2,10 @@
 
 1. the synthetic meeting corpus (``python -m ingestion synth``, cached by seed), and the
    QMSum validation split when it lies beside the repository (``../shared/data/qmsum-val``)
-   or ``--qmsum-dir`` names it;
+   or ``--qmsum-dir`` names it (tier A through upstream's MIT LICENSE file beside its
+   ``data/`` folder, or a fetch manifest: ``python -m ingestion fetch --corpus qmsum
+   --from-dir PATH``; without either it is tier B, and so is every number of the demo:
+   the demo says so);
 2. a family of arms with ``harness bench`` over both corpora in one index: BM25, dense,
    hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
    30, one normalization arm, plus the control at file granularity for a certificate;
@@ -167,14 +170,32 @@ def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
     return ["--model", choice], choice
 
 
-def corpus_checksums(specs: list[str]) -> dict[str, str]:
+def corpus_sources(specs: list[str]) -> dict:
+    """Each corpus's provenance (``ingestion.corpus.SourceInfo``) by name, as loaded."""
     from ingestion import load_corpus
 
     out = {}
     for spec in specs:
         corpus = load_corpus(spec)
-        out[corpus.name] = corpus.source.sha256
+        out[corpus.name] = corpus.source
     return out
+
+
+def corpus_checksums(specs: list[str]) -> dict[str, str]:
+    return {name: source.sha256 for name, source in corpus_sources(specs).items()}
+
+
+def tier_notes(sources: dict) -> list[str]:
+    """What to tell the user about the corpora's tiers: all the demo's arms index every
+    corpus together, so one corpus that is not tier A makes every number internal."""
+    lines = [f"  {name}: licence {src.licence}, tier {src.tier}"
+             for name, src in sorted(sources.items())]
+    for name, src in sorted(sources.items()):
+        if src.tier != "A":
+            lines.append(f"  note: {name} is tier {src.tier} ({src.evidence}); every arm "
+                         "indexes all corpora together, so no number of this demo is "
+                         "publishable")
+    return lines
 
 
 def unchanged(out: Path, inputs: dict) -> bool:
@@ -375,13 +396,15 @@ def run(args) -> int:
     step("corpora")
     synthetic = synthetic_corpus(workdir, args.seed, args.meetings)
     specs = [f"synthetic:{synthetic}"] + ([f"qmsum:{qmsum}"] if qmsum else [])
-    checksums = corpus_checksums(specs)
+    sources = corpus_sources(specs)
+    checksums = {name: src.sha256 for name, src in sources.items()}
     key = "+".join(sorted(checksums))
     root = Path(args.results).absolute() / key
     print(f"corpora: {', '.join(f'{n} ({s[:12]})' for n, s in sorted(checksums.items()))}"
           + ("" if qmsum else "  (synthetic only: --no-qmsum)" if args.no_qmsum else
              "  (QMSum validation split not found: synthetic only; --qmsum-dir PATH adds it)"),
           file=sys.stderr)
+    print("\n".join(tier_notes(sources)), file=sys.stderr)
     bar.update()
 
     step("model")

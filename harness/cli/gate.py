@@ -2,12 +2,21 @@
 
 Exit 0 pass, 1 fail (``undecided`` fails).  A Markdown summary is appended to ``--summary``
 or, when that is not given, to ``$GITHUB_STEP_SUMMARY`` if it is set.
+
+The gate document and the summary name the slice's licence tier: from the results
+directory's rows (a bench run's rows are as restrictive as its shared index), the control's
+too for ``regression``, and for ``--qrels`` from ``--licence`` as in ``harness score``
+(unknown: B).  A CI step summary is often public, so the summary of a slice that is not
+tier A shows the verdict only and withholds every measured number, unless
+``--summary-internal`` is given.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from harness.records import most_restrictive_tier
 
 HELP = "gate a measure on a threshold (point | ci-lower | regression | sequential); exit 0 pass, 1 fail"
 
@@ -28,6 +37,12 @@ def add_arguments(p) -> None:
     p.add_argument("--class", dest="query_class", default="all", help="query class (default all)")
     p.add_argument("--corpus-name", default=None, help="with --qrels: corpus name (default: qrels stem)")
     p.add_argument("--query-classes", default=None, help="with --qrels: TSV 'query_id<TAB>class'")
+    p.add_argument("--licence", default="unknown",
+                   help="with --qrels: licence of the corpus (SPDX id); the tier follows from it "
+                        "(default unknown: tier B)")
+    p.add_argument("--tier", choices=("A", "B", "C"), default=None,
+                   help="with --qrels: licence tier (default: derived from --licence); A is "
+                        "refused unless --licence is publishable")
     p.add_argument("--binary-relevance", action="store_true", help="with --qrels: collapse grades to 0/1")
     p.add_argument("--preserve-order", action="store_true", help="with --qrels: score lists in file order")
     p.add_argument("--alpha", type=float, default=0.05, help="error level (default 0.05)")
@@ -36,6 +51,10 @@ def add_arguments(p) -> None:
     p.add_argument("--permutations", type=int, default=10000, help="sign flips (regression)")
     p.add_argument("--budget", type=int, default=None, help="sequential: most queries to score")
     p.add_argument("--summary", default=None, help="append the Markdown summary to this file")
+    p.add_argument("--summary-internal", action="store_true",
+                   help="include the measured numbers of a slice that is not tier A in the "
+                        "printed and written summary (default: withheld; never for a public "
+                        "step summary)")
     p.add_argument("--json", action="store_true", help="print the gate document as JSON")
 
 
@@ -49,6 +68,7 @@ def _results_stream(args):
     index = PerQueryIndex(load_per_query(args.results), source=f"{args.results}/{PER_QUERY}")
     corpus = args.corpus or default_slice_corpus(index.corpora)
     sel = index.select(corpus, args.query_class, args.measure)
+    tier = most_restrictive_tier([sel.tier, slice_tier(metrics, corpus)])
     for row in metrics["rows"]:
         if row["corpus"] == corpus and row["query_class"] == args.query_class \
                 and args.measure in row["metrics"] \
@@ -57,7 +77,7 @@ def _results_stream(args):
                              f"{corpus}/{args.query_class}/{args.measure}")
     values = dict(zip(sel.keys, sel.values.tolist()))
     seed = args.seed if args.policy == "sequential" else None
-    return corpus, QueryStream.from_values(values, seed=seed, label=str(args.results))
+    return corpus, tier, QueryStream.from_values(values, seed=seed, label=str(args.results))
 
 
 def _qrels_stream(args):
@@ -66,7 +86,10 @@ def _qrels_stream(args):
     from harness.measures import resolve
     from harness.stats.sequential import QueryStream
 
+    from ingestion.registry import declared_tier
+
     resolve([args.measure])
+    tier, _ = declared_tier(args.licence, args.tier)
     qrels = read_qrels(args.qrels).judgements
     run = read_run(args.run)
     corpus = args.corpus_name or Path(args.qrels).stem
@@ -85,14 +108,31 @@ def _qrels_stream(args):
     stream = QueryStream.from_qrels_run(qrels, run, args.measure, binary=args.binary_relevance,
                                         preserve_order=args.preserve_order, seed=seed, query_ids=ids,
                                         label=f"{args.qrels} x {args.run}")
-    return corpus, stream
+    return corpus, tier, stream
 
 
-def _control_values(args, corpus) -> dict:
-    """The control's values on the slice, keyed by ``(corpus, query_id)``."""
+def slice_tier(metrics, corpus: str) -> str:
+    """The tier of a results directory's numbers on ``corpus`` (``a+b`` pooled): the most
+    restrictive effective tier of its corpora (:func:`harness.results.effective_tiers`);
+    a corpus the run does not list fails closed (B)."""
+    from harness.results import effective_tiers
+
+    tiers = effective_tiers(metrics)
+    return most_restrictive_tier(tiers.get(name, "B") for name in corpus.split("+"))
+
+
+def _control_values(args, corpus) -> tuple[dict, str]:
+    """The control's values on the slice, keyed by ``(corpus, query_id)``, and their tier."""
+    from harness.results import load_metrics
     from harness.stats.perquery import recorded_values
 
-    return recorded_values(args.control, corpus, args.query_class, args.measure)[1]
+    values = recorded_values(args.control, corpus, args.query_class, args.measure)[1]
+    return values, slice_tier(load_metrics(args.control), corpus)
+
+
+def gate_document(result, tier: str) -> dict:
+    """The gate document (kind ``gate``) with the slice's licence tier."""
+    return {**result.to_dict(), "tier": tier}
 
 
 def run(args) -> int:
@@ -105,15 +145,19 @@ def run(args) -> int:
         raise ValueError("--qrels and --run go together")
     if args.policy == "regression" and not args.control:
         raise ValueError("--policy regression needs --control DIR (a recorded control run)")
+    if args.results and (args.licence != "unknown" or args.tier is not None):
+        raise ValueError("--licence and --tier go with --qrels: a results directory records "
+                         "its corpora's licences and tiers")
     if args.results:
-        corpus, stream = _results_stream(args)
+        corpus, tier, stream = _results_stream(args)
         source = str(args.results)
     else:
-        corpus, stream = _qrels_stream(args)
+        corpus, tier, stream = _qrels_stream(args)
         source = f"{args.qrels} x {args.run}"
     control = None
     if args.control:
-        control = _control_values(args, corpus)
+        control, control_tier = _control_values(args, corpus)
+        tier = most_restrictive_tier([tier, control_tier])
         if not args.results:  # qrels mode: the stream's keys are bare query ids
             control = {qid: v for (_, qid), v in control.items()}
     spec = GateSpec(measure=args.measure, threshold=args.threshold, corpus=corpus,
@@ -121,11 +165,12 @@ def run(args) -> int:
                     seed=args.seed, resamples=args.resamples, permutations=args.permutations,
                     budget=args.budget, source=source)
     result = run_gate(args.policy, spec)
-    summary = gate_summary(result)
+    result.extra["tier"] = tier
+    summary = gate_summary(result, internal=args.summary_internal)
     if args.json:
         from harness.canonical import canonical_json
 
-        print(canonical_json(result.to_dict()), end="")
+        print(canonical_json(gate_document(result, tier)), end="")
     else:
         print(summary, end="")
     target = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")

@@ -1,4 +1,9 @@
-"""``python -m harness ppi --judge FILE --labels FILE``: a judge's mean, corrected by hand labels."""
+"""``python -m harness ppi --judge FILE --labels FILE``: a judge's mean, corrected by hand labels.
+
+The items' corpus may be named with its licence (``--licence``): the document's tier is
+derived from it (A only for a publishable licence) and ``--tier`` may only make it more
+restrictive, as in ``harness score``.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +16,24 @@ def add_arguments(p) -> None:
                    help="JSONL {item_id, label}: the hand-labelled items (required to estimate)")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - interval level (default 0.05)")
     p.add_argument("--corpus", default=None, help="corpus the items come from (recorded)")
-    p.add_argument("--tier", choices=("A", "B", "C"), default="B",
-                   help="licence tier of that corpus (default B: doubt fails closed)")
+    p.add_argument("--licence", default="unknown",
+                   help="licence of that corpus (SPDX id); the tier follows from it "
+                        "(default unknown: tier B)")
+    p.add_argument("--tier", choices=("A", "B", "C"), default=None,
+                   help="licence tier (default: derived from --licence); A is refused unless "
+                        "--licence is publishable and --corpus is named")
     p.add_argument("--out", default=None, help="write the ppi JSON document here")
 
 
 def run(args) -> int:
-    from harness.certificates.documents import write_document
+    from harness.certificates.documents import with_id, write_document
     from harness.certificates.ppi import ppi_document, ppi_from_files
+    from ingestion.registry import declared_tier
 
+    tier, evidence = declared_tier(args.licence, args.tier)
+    if tier == "A" and not args.corpus:
+        raise ValueError("tier A needs the corpus named (--corpus NAME): a publishable number "
+                         "says what it was measured on")
     result, inputs = ppi_from_files(args.judge, args.labels, alpha=args.alpha)
     level = f"{1 - args.alpha:.0%}"
     lo, hi = result.interval
@@ -32,7 +46,10 @@ def run(args) -> int:
     print(f"judge bias        {bias:+.3f} ({'optimistic' if bias > 0 else 'pessimistic' if bias < 0 else 'none'})")
     print(f"effective labels  {result.effective_labels:.0f} (from {result.labelled} written, "
           f"{result.unlabelled} judged only)")
+    print(f"tier              {tier} ({evidence})")
     if args.out:
-        write_document(args.out, ppi_document(result, inputs, corpus=args.corpus, tier=args.tier))
+        doc = ppi_document(result, inputs, corpus=args.corpus, tier=tier)
+        doc = with_id({**doc, "licence": args.licence, "evidence": evidence})
+        write_document(args.out, doc)
         print(f"wrote {args.out}")
     return 0

@@ -27,9 +27,12 @@ def add_arguments(p) -> None:
     p.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
                    help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--corpus-name", default=None, help="corpus name (default: the qrels file stem)")
-    p.add_argument("--tier", choices=TIERS, default="B",
-                   help="licence tier of the corpus (default B: doubt fails closed)")
-    p.add_argument("--licence", default="unknown", help="licence of the corpus (SPDX id)")
+    p.add_argument("--licence", default="unknown",
+                   help="licence of the corpus (SPDX id, e.g. MIT, CC-BY-4.0); the tier follows "
+                        "from it: A only for a publishable licence (default unknown: tier B)")
+    p.add_argument("--tier", choices=TIERS, default=None,
+                   help="licence tier (default: derived from --licence); may only make it more "
+                        "restrictive: A is refused unless --licence is publishable")
     p.add_argument("--query-classes", default=None,
                    help="TSV 'query_id<TAB>class' giving each query's class")
     p.add_argument("--binary-relevance", action="store_true", help="collapse grades to 0/1")
@@ -56,6 +59,9 @@ def read_query_classes(path) -> dict[str, str]:
 
 def run(args) -> int:
     started = time.perf_counter()
+    from ingestion.registry import declared_tier
+
+    tier, evidence = declared_tier(args.licence, args.tier)
     measures = resolve(args.measures)
     qrels_file = read_qrels(args.qrels)
     run_docs = read_run(args.run)
@@ -69,16 +75,15 @@ def run(args) -> int:
                    binary=args.binary_relevance, preserve_order=args.preserve_order,
                    keep_rankings=args.keep_rankings)
     meta = {q: QueryMeta(corpus, classes.get(q)) for q in qrels_file.judgements}
-    tiers = {corpus: args.tier}
+    tiers = {corpus: tier}
     rows = build_rows(result, meta, tiers)
     metrics = {
         "schema_version": SCHEMA_VERSION,
         "control_name": args.control_name or Path(args.out).name,
         "corpora": [{
-            "name": corpus, "version": None, "licence": args.licence, "tier": args.tier,
+            "name": corpus, "version": None, "licence": args.licence, "tier": tier,
             "sha256": sha256_file(args.qrels), "files": None, "chunks": None,
-            "evidence": "declared on the command line" if args.tier == "A" else
-                        "not traced: tier given or defaulted on the command line",
+            "evidence": evidence,
         }],
         "index": None,
         "retrieval": {"source": "run file", "run_sha256": sha256_file(args.run),

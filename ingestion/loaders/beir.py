@@ -5,7 +5,10 @@ only qrels file) or one qrels file inside it (``scifact/qrels/dev.tsv`` selects 
 Only queries judged in the chosen split are loaded; their judgements become ``gold_docs``
 (labels as given, including 0 and negatives) and their positively judged documents
 ``gold_files``.  The corpus is named ``beir-<folder>`` and matched to the registry by that
-name; an unregistered dataset gets licence ``unknown``, tier B.  Query and document ids are
+name, but a registered publishable licence is attributed only with evidence tied to the
+files (a fetch manifest whose digest matches, or a licence file in the dataset folder
+naming it: :func:`ingestion.registry.source_info`); an unregistered or unproven dataset
+gets licence ``unknown``, tier B.  Query and document ids are
 kept exactly as BEIR publishes them, so external runs score directly.
 """
 
@@ -85,8 +88,10 @@ def read_query_texts(path: Path, id_fields=("_id",), text_fields=("text",)) -> d
 
 
 def build_document_corpus(name: str, documents, judgements: dict[str, dict[str, int]],
-                          texts: dict[str, str], qrels_path, *, version=None, notes=()) -> Corpus:
-    """A document corpus from documents, judgements and query texts (BEIR and TREC share it)."""
+                          texts: dict[str, str], qrels_path, *, root, version=None,
+                          notes=()) -> Corpus:
+    """A document corpus from documents, judgements and query texts (BEIR and TREC share
+    it); ``root`` is the dataset folder its licence evidence is looked for in."""
     missing = sorted(q for q in judgements if q not in texts)
     if missing:
         raise FormatError(qrels_path, None, "query_id",
@@ -98,7 +103,7 @@ def build_document_corpus(name: str, documents, judgements: dict[str, dict[str, 
         for q in sorted(judgements)
     )
     sha = corpus_sha256(DOCUMENTS, (), (), documents, queries)
-    info = source_info(name, sha, version=version)
+    info = source_info(name, sha, root=root, version=version)
     notes = dict(notes)
     notes["queries_without_judgements_skipped"] = len(texts) - len(judgements)
     return Corpus(source=info, kind=DOCUMENTS, documents=tuple(documents), queries=queries,
@@ -112,4 +117,4 @@ def load_beir(path, name: str | None = None) -> Corpus:
     judgements = read_beir_qrels(qrels_path).judgements
     texts = read_query_texts(folder / "queries.jsonl")
     return build_document_corpus(corpus_name, documents, judgements, texts, qrels_path,
-                                 notes={"split": split})
+                                 root=folder, notes={"split": split})

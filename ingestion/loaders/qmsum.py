@@ -13,6 +13,11 @@ queries ("Summarize the whole meeting") carry no gold span and are skipped (coun
 ``relevant_text_span`` decimal strings become inclusive integer turn ranges.  QMSum has no
 timestamps and no recorded dates: timings are synthesised from word counts
 (:mod:`ingestion.timing`, ``timing="synthetic"``) and meetings stay undated.
+
+The registered licence (MIT) is attributed only with evidence tied to the content
+(:func:`ingestion.registry.source_info`): upstream's LICENSE file in the repository root
+(:func:`repository_root`), or a fetch manifest whose digest matches; otherwise the corpus is
+tier B, licence unknown.
 """
 
 from __future__ import annotations
@@ -231,5 +236,20 @@ def load_qmsum(path, name: str | None = None) -> Corpus:
     notes = tuple(sorted({**counters, "summarize_rule": SUMMARIZE_RULE.pattern,
                           "words_per_second": WORDS_PER_SECOND,
                           "recorded_dates": "none: QMSum meetings carry no date"}.items()))
-    return Corpus(source=source_info(corpus_name, sha), kind=MEETING, files=files, turns=turns,
-                  queries=queries, notes=notes)
+    info = source_info(corpus_name, sha, root=repository_root(path))
+    return Corpus(source=info, kind=MEETING, files=files, turns=turns, queries=queries,
+                  notes=notes)
+
+
+def repository_root(path) -> Path:
+    """The root of the QMSum copy PATH belongs to (where upstream keeps its LICENSE): PATH
+    itself when it holds ``data/``, the parent of a ``data`` folder, the grandparent of a
+    domain folder inside ``data``; otherwise PATH."""
+    path = Path(path).resolve()
+    if (path / "data").is_dir():
+        return path
+    if path.name.lower() == "data":
+        return path.parent
+    if path.parent.name.lower() == "data":
+        return path.parent.parent
+    return path

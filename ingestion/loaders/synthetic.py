@@ -10,7 +10,7 @@ from harness.formats import FormatError, read_json_object, read_jsonl
 from harness.records import Query
 from ingestion.corpus import MEETING, Corpus, FileRecord, Turn
 from ingestion.digest import corpus_sha256
-from ingestion.registry import source_info
+from ingestion.registry import generated_source_info
 from ingestion.synthetic import spec
 
 
@@ -65,7 +65,8 @@ def corpus_from_records(manifest: dict, meetings: list[dict], queries: list[dict
         notes[f"generator_report.{key}"] = value
     for key, value in sorted((manifest.get("selection") or {}).items()):
         notes[f"budget_selection.{key}"] = value
-    return Corpus(source=source_info(name, sha, version=version), kind=MEETING, files=files,
+    info = generated_source_info(name, sha, version=version)
+    return Corpus(source=info, kind=MEETING, files=files,
                   turns=turns, queries=records, notes=tuple(sorted(notes.items())))
 
 

@@ -11,7 +11,8 @@ Files looked for in PATH (first match wins):
   (``<topic number="1"><query>...</query>``); the query text is the title/query field;
 - qrels: ``qrels.txt``, ``qrels.trec`` or ``qrels`` (``query_id iteration doc_id relevance``).
 
-The corpus is named ``trec-<folder>``; unregistered, it gets licence ``unknown``, tier B.
+The corpus is named ``trec-<folder>``; unregistered (or registered as publishable without
+evidence tied to its files), it gets licence ``unknown``, tier B.
 """
 
 from __future__ import annotations
@@ -131,4 +132,4 @@ def load_trec(path, name: str | None = None) -> Corpus:
     judgements = read_trec_qrels(qrels_path).judgements
     texts = read_topics(topics_path)
     return build_document_corpus(corpus_name, documents, judgements, texts, qrels_path,
-                                 notes={"topics_file": topics_path.name})
+                                 root=folder, notes={"topics_file": topics_path.name})

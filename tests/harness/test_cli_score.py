@@ -54,7 +54,8 @@ def test_metrics_json_is_byte_identical_across_runs_and_hash_seeds(tmp_path):
     for i, seed in enumerate(["0", "4242"]):
         out = tmp_path / f"try{i}" / "ctl"
         proc = cli(["score", "--qrels", str(qrels), "--run", str(run), "--query-classes", str(classes),
-                    "--corpus-name", "toy", "--tier", "A", "--out", str(out), "--no-warehouse"], seed)
+                    "--corpus-name", "toy", "--licence", "CC0-1.0", "--tier", "A", "--out", str(out),
+                    "--no-warehouse"], seed)
         assert proc.returncode == 0, proc.stderr
         outputs.append({name: (out / name).read_bytes() for name in CLAIM_FILES})
         assert json.loads((out / "runinfo.json").read_text())["elapsed_seconds"] >= 0
@@ -96,14 +97,15 @@ def test_bad_input_exits_2_naming_file_line_and_field(tmp_path, capsys):
 def test_compare_prints_the_delta_table_and_flags_differing_n(tmp_path, capsys):
     qrels, run, classes = make_inputs(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
-    common = ["--query-classes", str(classes), "--corpus-name", "toy", "--tier", "A", "--no-warehouse"]
+    common = ["--query-classes", str(classes), "--corpus-name", "toy", "--licence", "CC0-1.0",
+              "--tier", "A", "--no-warehouse"]
     assert main(["score", "--qrels", str(qrels), "--run", str(run), "--out", str(a), *common]) == 0
     # the candidate: the same run with one more lookup query in the qrels
     (tmp_path / "qrels2.txt").write_text(qrels.read_text() + "q99 0 m0_1 1\n")
     (tmp_path / "classes2.tsv").write_text(classes.read_text() + "q99\tlookup\n")
     assert main(["score", "--qrels", str(tmp_path / "qrels2.txt"), "--run", str(run), "--out", str(b),
                  "--query-classes", str(tmp_path / "classes2.tsv"), "--corpus-name", "toy",
-                 "--tier", "A", "--no-warehouse"]) == 0
+                 "--licence", "CC0-1.0", "--tier", "A", "--no-warehouse"]) == 0
     capsys.readouterr()
     assert main(["compare", str(a / "metrics.json"), str(b)]) == 0
     text = capsys.readouterr().out

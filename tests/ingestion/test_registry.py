@@ -102,8 +102,13 @@ def test_unregistered_corpus_fails_closed_to_tier_b():
     info = source_info("beir-mystery", "0" * 64)
     assert (info.licence, info.tier, info.registry_source) == ("unknown", "B", None)
     assert "not traced" in info.evidence
+    # a registered publishable name without a folder to check is not evidence either
     domain = source_info("qmsum-product", "1" * 64)
-    assert (domain.registry_source, domain.licence, domain.tier) == ("qmsum", "MIT", "A")
+    assert (domain.registry_source, domain.licence, domain.tier) == (None, "unknown", "B")
+    assert "named like registered source 'qmsum' (MIT)" in domain.evidence
+    # a registered non-publishable source keeps its (restrictive) licence without proof
+    scifact = source_info("beir-scifact", "2" * 64)
+    assert (scifact.registry_source, scifact.tier) == ("beir-scifact", "B")
 
 
 def test_lookup_error_lists_the_registered_names():

@@ -3,12 +3,17 @@
 Corpora: ``pub`` (tier A, MIT), ``alt`` (tier A, CC0-1.0), ``secretcorpus`` (tier B,
 CC-BY-NC-4.0).  Runs (control names, oldest first):
 
-* ``control``, ``arm-one``, ``arm-two`` over all three corpora (so every run has a tier-B
-  corpus and a tier-B pooled row), with intervals.json, latency samples, and one document
-  testing both arms against the control (Holm over two arms);
-* ``served`` and ``steady`` over pub + alt only (tier A), with calibration data;
-* later: ``control`` again with another request size (its certificate is then expired) and
-  ``served`` again whose queries now miss (its certificate's monitor alarms).
+* ``control``, ``arm-one``, ``arm-two`` over pub + alt (tier A), with intervals.json,
+  latency samples, and one document testing both arms against the control (Holm over two
+  arms);
+* ``served`` and ``steady`` over pub + alt (tier A), with calibration data;
+* later: ``control`` again over all three corpora with another request size (a tier-B run:
+  internally the control's certificate has expired, and the why names the added
+  secretcorpus; the publishable view judges it against the newest tier-A run of the arm,
+  where it is valid) and ``served`` again whose queries now miss (its certificate's monitor
+  alarms).
+
+A run's corpora share one index, so nothing of the later ``control`` run is publishable.
 
 Per-query values: query i (1-based) of a corpus has nDCG@10 ``i / 10`` and MRR ``1 / i`` in
 the control; arm-one adds 0.1 to nDCG@10 on odd queries and 0.05 on even ones of pub and
@@ -23,6 +28,7 @@ from pathlib import Path
 
 from harness.certificates.build import build_coverage_certificate, load_pool
 from harness.certificates.data import calibration_row, calibration_text
+from harness.certificates.documents import with_id
 from harness.certificates.documents import write_document as write_certificate
 from harness.certificates.ppi import ppi_document, ppi_mean
 from harness.records import most_restrictive_tier
@@ -147,14 +153,14 @@ def build(root) -> dict:
     db = root / "fixture.duckdb"
     three, two = sorted(CORPORA), ["alt", "pub"]
     dirs = {
-        "control": write_run(root / "control", "control", control_values(three), minutes=0,
+        "control": write_run(root / "control", "control", control_values(two), minutes=0,
                              retrieval=retrieval(), latency=[10.0, 20.0, 30.0, 40.0],
                              calibrated=True),
-        "arm-one": write_run(root / "arm-one", "arm-one", arm_one(three), minutes=1,
+        "arm-one": write_run(root / "arm-one", "arm-one", arm_one(two), minutes=1,
                              retrieval={**retrieval(), "fusion": {"strategy": "rrf",
                                                                   "rank_constant": 30}},
                              latency=[5.0, 1.0, 3.0]),
-        "arm-two": write_run(root / "arm-two", "arm-two", arm_two(three), minutes=2,
+        "arm-two": write_run(root / "arm-two", "arm-two", arm_two(two), minutes=2,
                              retrieval={**retrieval(), "mode": "bm25"}, latency=[7.0, 8.0, 9.0]),
         "served": write_run(root / "served", "served", control_values(two), minutes=3,
                             retrieval=retrieval(), calibrated=True, latency=[2.0, 2.5]),
@@ -187,12 +193,15 @@ def build(root) -> dict:
                       [0.8, 0.3, 0.6, 0.9, 0.7, 0.5, 0.6, 0.8])
     inputs = {"judge_sha256": "0" * 64, "labels_sha256": "1" * 64, "judge_file": "judge.jsonl",
               "labels_file": "labels.jsonl"}
-    for tier, corpus in (("A", "pub"), ("B", None)):
-        documents.append(write_certificate(docs / f"ppi-{tier}.json",
-                                           ppi_document(result, inputs, corpus=corpus, tier=tier)))
+    for tier, corpus, licence in (("A", "pub", "MIT"), ("B", None, None)):
+        doc = ppi_document(result, inputs, corpus=corpus, tier=tier)
+        if licence:  # as `harness ppi --licence` records it
+            doc = with_id({**doc, "licence": licence})
+        documents.append(write_certificate(docs / f"ppi-{tier}.json", doc))
 
-    # later runs of two arms: control with another request size (its certificate expires),
-    # served again with queries that now miss (its certificate's monitor alarms)
+    # later runs of two arms: control over all three corpora with another request size
+    # (its certificate expires, internally), served again with queries that now miss (its
+    # certificate's monitor alarms)
     dirs["control-2"] = write_run(root / "control-2", "control", control_values(three),
                                   minutes=10, retrieval=retrieval(size=12),
                                   latency=[11.0, 19.0, 33.0, 44.0], calibrated=True)

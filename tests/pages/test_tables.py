@@ -3,8 +3,6 @@ inputs, hand-derived outputs."""
 
 from __future__ import annotations
 
-import json
-import shutil
 
 import pandas as pd
 import pytest
@@ -71,6 +69,7 @@ def test_methodology_table_puts_each_delta_beside_its_value():
                            "measure": ["nDCG@10"] * 2, "delta": [0.1, 0.1],
                            "delta_lower": [None, 0.05], "delta_upper": [None, 0.15],
                            "verdict": [None, "significant"], "paired": [True, False],
+                           "comparable": [True, True], "not_comparable_because": ["", ""],
                            "control_n": [3, 6], "n": [3, 5]})
     table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c")
     assert list(table.columns) == ["run", "lookup · nDCG@10", "lookup · nDCG@10 Δ",
@@ -94,30 +93,23 @@ def test_arms_from_deltas_keep_runs_paired_on_both_corpora():
     assert tables.arms_from_deltas(unpaired, "a", "b", {}, "fam")["run_id"].tolist() == ["r2"]
 
 
-def test_certificate_status_replays_the_monitor_only_on_the_ingested_file(fixture_warehouse,
-                                                                        tmp_path):
-    from warehouse import queries
-
-    certs = queries.certificates("internal", db_path=fixture_warehouse["db"])
-    by_state = {}
-    for _, row in certs.iterrows():
-        by_state.setdefault(tables.certificate_status(row)["state"], row)
-    assert sorted(by_state) == ["alarm", "degenerate", "expired", "valid"]
-    valid = by_state["valid"]
-    status = tables.certificate_status(valid)
-    assert status["monitor"].startswith("monitor replayed on 60 queries")
-    # the run's calibration.jsonl moved away: the status says so instead of guessing
-    moved = valid.copy()
-    moved["current_source_dir"] = str(tmp_path / "elsewhere")
-    assert tables.certificate_status(moved)["monitor"].endswith("has moved")
-    # a file that differs from the one ingested is not replayed either
-    copy = tmp_path / "copy"
-    shutil.copytree(valid["current_source_dir"], copy)
-    with (copy / "calibration.jsonl").open("a") as handle:
-        handle.write("\n")
-    changed = valid.copy()
-    changed["current_source_dir"] = str(copy)
-    assert "differs from the one ingested" in tables.certificate_status(changed)["monitor"]
-    expired = tables.certificate_status(by_state["expired"])
-    assert [c["kind"] for c in expired["changes"]] == ["arm"]
-    assert json.dumps(expired["changes"][0]["was"]) == "48"
+def test_a_delta_between_runs_that_measured_differently_is_never_marked():
+    rows = pd.DataFrame({"run_id": ["c", "x"], "query_class": ["all", "all"],
+                         "measure": ["nDCG@10"] * 2, "value": [0.3, 0.45],
+                         "lower": [None, None], "upper": [None, None]})
+    because = ("relevance_policy differs: the two files judge relevance differently; "
+               "retrieval.granularity differs: 'chunk' vs 'file'")
+    deltas = pd.DataFrame({"run_id": ["x"], "query_class": ["all"], "measure": ["nDCG@10"],
+                           "delta": [0.15], "delta_lower": [0.1], "delta_upper": [0.2],
+                           "verdict": ["significant"], "paired": [True], "comparable": [False],
+                           "not_comparable_because": [because], "control_n": [6], "n": [6]})
+    table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c")
+    cell = table.set_index("run").loc["arm", "all · nDCG@10 Δ"]
+    assert cell == ("not comparable (relevance_policy differs: the two files judge relevance "
+                    "differently, +1 more)")
+    assert "*" not in cell and "0.15" not in cell  # neither the mark nor the number
+    # agreement arms are built from comparable deltas only
+    both = pd.DataFrame({"run_id": ["x", "x"], "corpus": ["a", "b"], "delta": [0.1, 0.2],
+                         "tier": ["A", "A"], "paired": [True, True],
+                         "comparable": [False, False]})
+    assert tables.arms_from_deltas(both, "a", "b", {}, "fam").empty

@@ -2,7 +2,11 @@
 
 Two runs, ``control`` and ``candidate``, each over ``pub`` (tier A, MIT) and
 ``secretcorpus`` (tier B, CC-BY-NC-4.0), so each also has a pooled row
-``pub+secretcorpus`` of tier B.  Query classes: p1 lookup, p2 summarize; s1, s2 lookup.
+``pub+secretcorpus`` of tier B.  A run's corpora share one index, so nothing of these two
+runs is publishable, not even pub's rows (migration 006).  Two more runs,
+``pub-control`` and ``pub-candidate``, hold pub's queries alone (tier A throughout) with
+the same values as pub in ``control`` and ``candidate``: they are what the publishable view
+shows.  Query classes: p1 lookup, p2 summarize; s1, s2 lookup.
 """
 
 from __future__ import annotations
@@ -30,9 +34,19 @@ CONTROL_LATENCY = [10.0, 20.0, 30.0, 40.0]
 CANDIDATE_LATENCY = [5.0, 1.0, 3.0]
 
 
+PUB_ONLY = {"pub": CORPORA["pub"]}
+
+
+def pub_values(values: dict) -> dict:
+    """The pub queries of a run's values (what a pub-only run measured)."""
+    return {k: v for k, v in values.items() if k[0] == "pub"}
+
+
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
-    """``(db_path, {"control": run_id, "candidate": run_id})`` of the mixed-tier warehouse."""
+    """``(db_path, {name: run_id})`` of the mixed-tier warehouse: ``control`` and
+    ``candidate`` (pub + secretcorpus, with latency), ``pub-control`` and ``pub-candidate``
+    (pub alone, no latency)."""
     from warehouse import ingest_results
 
     root = tmp_path_factory.mktemp("mixed")
@@ -42,6 +56,10 @@ def mixed(tmp_path_factory):
                                   ("candidate", CANDIDATE, CANDIDATE_LATENCY)):
         out = build_results(root / name, values, corpora=CORPORA, classes=CLASSES,
                             control_name=name, latency=samples, concurrency=2)
+        ids[name] = ingest_results(out, db).run_id
+    for name, values in (("pub-control", CONTROL), ("pub-candidate", CANDIDATE)):
+        out = build_results(root / name, pub_values(values), corpora=PUB_ONLY, classes=CLASSES,
+                            control_name=name)
         ids[name] = ingest_results(out, db).run_id
     return db, ids
 

@@ -13,6 +13,7 @@ import pytest
 from harness.canonical import canonical_json
 from harness.certificates.build import build_coverage_certificate, load_pool
 from harness.certificates.data import calibration_row, calibration_text
+from harness.certificates.documents import with_id
 from harness.certificates.ppi import ppi_document, ppi_mean
 from tests.warehouse.builders import build_results
 from warehouse import connect, ingest_document, ingest_results, queries
@@ -140,17 +141,30 @@ def test_publishable_certificates_need_every_source_run_stored_and_tier_a(tmp_pa
     assert publishable == {ids["public"]}
 
 
-def _ppi(**kw):
+def _ppi(licence=None, **kw):
+    """A ppi document; ``licence`` is added as ``harness ppi --licence`` adds it."""
     result = ppi_mean([1, 0, 1, 1, 0, 1], [0.9, 0.2, 0.8, 0.7, 0.4, 0.9],
                       [0.8, 0.3, 0.6, 0.9, 0.7, 0.5, 0.6, 0.8])
-    return ppi_document(result, {"judge_sha256": "0" * 64, "labels_sha256": "1" * 64,
-                                 "judge_file": "judge.jsonl", "labels_file": "labels.jsonl"}, **kw)
+    doc = ppi_document(result, {"judge_sha256": "0" * 64, "labels_sha256": "1" * 64,
+                                "judge_file": "judge.jsonl", "labels_file": "labels.jsonl"}, **kw)
+    return doc if licence is None else with_id({**doc, "licence": licence})
+
+
+def test_a_tier_a_ppi_result_needs_a_publishable_licence(tmp_path):
+    db = tmp_path / "w.duckdb"
+    for licence, why in ((None, "declares licence None"),
+                         ("CC-BY-NC-4.0", "declares licence 'CC-BY-NC-4.0'")):
+        with pytest.raises(IngestRefused, match=f"field 'tier': tier A needs a publishable "
+                                                f"licence, but the document {why}"):
+            ingest_document(_ppi(licence=licence, corpus="pub", tier="A"), db)
+    # tier B needs no licence: doubt is already closed
+    assert ingest_document(_ppi(tier="B"), db).inserted
 
 
 def test_ppi_results_default_to_internal(tmp_path):
     db = tmp_path / "w.duckdb"
     ingest_document(_ppi(), db)
-    ingest_document(_ppi(corpus="pub", tier="A"), db)
+    ingest_document(_ppi(licence="MIT", corpus="pub", tier="A"), db)
     internal = queries.ppi_results("internal", db_path=db)
     assert sorted(internal.tier) == ["A", "B"] and (internal.labelled == 6).all()
     assert (internal.unlabelled == 8).all()

@@ -19,7 +19,8 @@ from harness.stats.documents import COMPARISONS_JSON, INTERVALS_JSON, write_docu
 from harness.stats.intervals import row_intervals
 from harness.stats.randomization import compare_runs
 from tests.warehouse.builders import build_results, simple_run
-from tests.warehouse.conftest import CANDIDATE, CLASSES, CONTROL, CORPORA
+from tests.warehouse.conftest import (CANDIDATE, CLASSES, CONTROL, CORPORA, PUB_ONLY,
+                                     pub_values)
 from warehouse import connect, ingest_document, ingest_results, queries
 from warehouse.errors import IngestRefused
 
@@ -37,22 +38,25 @@ def _count(db, sql, params=None):
 
 @pytest.fixture(scope="module")
 def stats_db(tmp_path_factory):
-    """Control and candidate over pub (A) + secretcorpus (B), with intervals.json in both
-    and the candidate's comparisons.json against the control."""
+    """Control and candidate over pub (A) + secretcorpus (B), and pub-control and
+    pub-candidate over pub alone, with intervals.json in each and each candidate's
+    comparisons.json against its control."""
     root = tmp_path_factory.mktemp("stats")
     db = root / "w.duckdb"
-    control = build_results(root / "control", CONTROL, corpora=CORPORA, classes=CLASSES,
-                            control_name="control")
-    candidate = build_results(root / "candidate", CANDIDATE, corpora=CORPORA, classes=CLASSES,
-                              control_name="candidate")
-    for out in (control, candidate):
-        write_document(out / INTERVALS_JSON, _intervals(out))
-    write_document(candidate / COMPARISONS_JSON,
-                   compare_runs(control, [candidate], seed=0, permutations=200,
-                                resamples=RESAMPLES, progress=False))
-    ids = {name: ingest_results(out, db).run_id for name, out in
-           (("control", control), ("candidate", candidate))}
-    return db, ids, {"control": control, "candidate": candidate}
+    dirs = {}
+    for prefix, corpora, pick in (("", CORPORA, dict), ("pub-", PUB_ONLY, pub_values)):
+        control = build_results(root / f"{prefix}control", pick(CONTROL), corpora=corpora,
+                                classes=CLASSES, control_name=f"{prefix}control")
+        candidate = build_results(root / f"{prefix}candidate", pick(CANDIDATE), corpora=corpora,
+                                  classes=CLASSES, control_name=f"{prefix}candidate")
+        for out in (control, candidate):
+            write_document(out / INTERVALS_JSON, _intervals(out))
+        write_document(candidate / COMPARISONS_JSON,
+                       compare_runs(control, [candidate], seed=0, permutations=200,
+                                    resamples=RESAMPLES, progress=False))
+        dirs[f"{prefix}control"], dirs[f"{prefix}candidate"] = control, candidate
+    ids = {name: ingest_results(out, db).run_id for name, out in dirs.items()}
+    return db, ids, dirs
 
 
 def test_intervals_are_stored_with_the_run_and_join_their_metric_rows(stats_db):
@@ -79,7 +83,12 @@ def test_publishable_intervals_hold_tier_a_rows_only(stats_db):
     assert set(pub["tier"]) == {"A"} and set(pub["corpus"]) == {"pub"}
     # the tier-B corpus and the pooled row (tier B: it contains secretcorpus) are internal
     assert {"secretcorpus", "pub+secretcorpus"} <= set(internal["corpus"])
+    # only the pub-only runs: the mixed runs' pub rows shared an index with secretcorpus
+    assert set(pub["run_id"]) == {ids["pub-control"], ids["pub-candidate"]}
     assert len(pub) == 2 * 3 * 2  # two runs x pub's three rows x two measures
+    assert pub["lower"].notna().all()
+    assert _count(db, "SELECT count(*) FROM intervals_publishable WHERE list_contains(?, run_id)",
+                  [[ids["control"], ids["candidate"]]]) == 0
 
 
 def test_the_same_intervals_document_ingested_standalone_is_stored_once(stats_db, tmp_path):
@@ -113,9 +122,13 @@ def test_publishable_comparisons_hold_no_tier_b_row(stats_db):
     pub = queries.comparisons("publishable", db_path=db)
     internal = queries.comparisons("internal", db_path=db)
     assert set(pub["tier"]) == {"A"} and set(pub["corpus"]) == {"pub"}
+    assert set(pub["control_run_id"]) == {ids["pub-control"]}
     assert "B" in set(internal["tier"]) and "pub+secretcorpus" in set(internal["corpus"])
-    tested = queries.deltas_tested("control", None, "publishable", db_path=db)
+    tested = queries.deltas_tested("pub-control", None, "publishable", db_path=db)
     assert set(tested["tier"]) == {"A"} and tested["verdict"].notna().all()
+    assert set(tested["run_id"]) == {ids["pub-candidate"]} and tested["comparable"].all()
+    # the mixed pair's pub rows are internal only (their index held secretcorpus)
+    assert queries.deltas_tested("control", None, "publishable", db_path=db).empty
 
 
 def test_intervals_of_another_run_are_refused_and_nothing_is_written(tmp_path):

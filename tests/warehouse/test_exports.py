@@ -38,20 +38,29 @@ def test_publishable_export_refuses_tier_b_naming_the_corpora(mixed):
         assert "pub+secretcorpus" in message  # the pooled row is named too
     with pytest.raises(ExportRefused, match="secretcorpus"):
         export_table("publishable", "csv", corpora=["secretcorpus"], classes=["all"], db_path=db)
+    # pub's own rows of a run whose index also held secretcorpus: refused, naming why
+    with pytest.raises(ExportRefused) as info:
+        export_table("publishable", "csv", corpora=["pub"], runs=["control"], db_path=db)
+    assert "pub (tier A; secretcorpus (tier B, licence CC-BY-NC-4.0, in the run's shared " \
+           "index)" in str(info.value)
+
+
+PUB_RUNS = ["pub-control", "pub-candidate"]
 
 
 def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     db, ids = mixed
     tier_b = _tier_b_numbers()
     for fmt in FORMATS:
-        text = _text(export_table("publishable", fmt, corpora=["pub"], db_path=db))
+        text = _text(export_table("publishable", fmt, runs=PUB_RUNS, db_path=db))
         assert "secretcorpus" not in text
         assert "CC-BY-NC" not in text
         # provenance: both run ids, the corpus licence and checksum, engine and version
-        for needed in (ids["control"], ids["candidate"], "MIT", "pytrec_eval_terrier",
+        for needed in (ids["pub-control"], ids["pub-candidate"], "MIT", "pytrec_eval_terrier",
                        "0.5.10", "0" * 64):
             assert (escape_latex(needed) if fmt == "latex" else needed) in text, (fmt, needed)
-    rows = list(csv.reader(io.StringIO(export_table("publishable", "csv", corpora=["pub"],
+        assert ids["control"] not in text and ids["candidate"] not in text
+    rows = list(csv.reader(io.StringIO(export_table("publishable", "csv", runs=PUB_RUNS,
                                                     db_path=db))))
     header, body = rows[0], [r for r in rows[1:] if not r[0].startswith("#")]
     assert header == ["run", "run_id", "corpus", "tier", "class", "n", "nDCG@10", "MRR",
@@ -60,7 +69,7 @@ def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     for row in body:
         for cell in row[6:8]:
             assert not any(math.isclose(float(cell), b, abs_tol=1e-9) for b in tier_b)
-    control_all = [r for r in body if r[0] == "control" and r[4] == "all"][0]
+    control_all = [r for r in body if r[0] == "pub-control" and r[4] == "all"][0]
     assert float(control_all[6]) == pytest.approx((0.5 + 0.3) / 2)
 
 
@@ -138,15 +147,15 @@ def test_cli_export_refuses_loudly_and_writes_nothing(mixed, tmp_path, capsys):
     assert "secretcorpus" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "table.csv.provenance.json").exists()
     code = main(["export", "--view", "publishable", "--format", "md", "--out", str(out),
-                 "--corpus", "pub", "--class", "all", "--measure", "MRR", "--run", "control",
+                 "--corpus", "pub", "--class", "all", "--measure", "MRR", "--run", "pub-control",
                  "--db", str(db)])
     assert code == 0
     sidecar = json.loads((tmp_path / "table.csv.provenance.json").read_text())
-    assert [r["control_name"] for r in sidecar["runs"]] == ["control"]
+    assert [r["control_name"] for r in sidecar["runs"]] == ["pub-control"]
     assert [c["name"] for c in sidecar["corpora"]] == ["pub"]
     assert sidecar["filters"]["measures"] == ["MRR"]
     table = out.read_text()
-    assert table.count("\n| control |") == 1
+    assert table.count("\n| pub-control |") == 1
 
 
 def test_embedding_model_named_in_provenance(tmp_path):

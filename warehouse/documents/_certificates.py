@@ -29,12 +29,14 @@ PPI_COLUMNS = c.arrow_schema([
     ("unlabelled", "int64"), ("labels_only_estimate", "double"),
     ("labels_only_lower", "double"), ("labels_only_upper", "double"),
     ("judge_only_estimate", "double"), ("judge_sha256", "string"), ("labels_sha256", "string"),
-    ("corpus", "string"), ("tier", "string"), ("ingested_at", "timestamp")])
+    ("corpus", "string"), ("tier", "string"), ("licence", "string"),
+    ("ingested_at", "timestamp")])
 
 CALIBRATION_COLUMNS = c.arrow_schema([
     ("run_id", "string"), ("corpus", "string"), ("tier", "string"), ("query_id", "string"),
     ("query_class", "string"), ("stage", "string"), ("first_relevant_rank", "int32"),
-    ("top_score", "double"), ("candidates", "int32")])
+    ("top_score", "double"), ("candidates", "int32"), ("scores", "double_list"),
+    ("relevant", "bool_list")])
 
 
 def validate_certificate_or_ppi(doc, source, kind: str) -> None:
@@ -43,6 +45,8 @@ def validate_certificate_or_ppi(doc, source, kind: str) -> None:
     validate_document(doc, source)  # FormatError is a ValueError naming source and field
     if doc["kind"] != kind:
         c.fail(source, "kind", f"expected {kind!r}, got {doc['kind']!r}")
+    if kind == "ppi":
+        _check_ppi_licence(doc, source)
     if kind == "certificate":
         fingerprint = c.mapping(doc["fingerprint"], source, "fingerprint")
         corpora = c.seq(fingerprint.get("corpora"), source, "fingerprint.corpora")
@@ -52,6 +56,24 @@ def validate_certificate_or_ppi(doc, source, kind: str) -> None:
         for i, s in enumerate(c.seq(doc["sources"], source, "sources")):
             c.text(c.mapping(s, source, f"sources[{i}]").get("run_id"), source,
                    f"sources[{i}].run_id")
+
+
+def _check_ppi_licence(doc, source) -> None:
+    """A PPI result names no run, so its tier rests on the licence it declares: tier A
+    needs a publishable ``licence`` (``harness ppi --licence``) and a named corpus."""
+    from ingestion.registry import PUBLISHABLE_LICENCES
+
+    licence = doc.get("licence")
+    if licence is not None and not isinstance(licence, str):
+        c.fail(source, "licence", f"must be a licence id (SPDX) or absent, got {licence!r}")
+    if doc["tier"] != "A":
+        return
+    if licence not in PUBLISHABLE_LICENCES:
+        c.fail(source, "tier", f"tier A needs a publishable licence, but the document declares "
+                               f"licence {licence!r}; publishable: {sorted(PUBLISHABLE_LICENCES)} "
+                               "(doubt fails closed: tier B)")
+    if not doc.get("corpus"):
+        c.fail(source, "corpus", "tier A needs the corpus named")
 
 
 def _pair(value) -> tuple[float | None, float | None]:
@@ -116,7 +138,8 @@ def store_ppi(conn, doc) -> int:
         "labels_only_lower": lo_lower, "labels_only_upper": lo_upper,
         "judge_only_estimate": (doc.get("judge_only") or {}).get("estimate"),
         "judge_sha256": inputs.get("judge_sha256"), "labels_sha256": inputs.get("labels_sha256"),
-        "corpus": doc.get("corpus"), "tier": doc["tier"], "ingested_at": c.now()}])
+        "corpus": doc.get("corpus"), "tier": doc["tier"], "licence": doc.get("licence"),
+        "ingested_at": c.now()}])
 
 
 def validate_calibration(content, source, metrics: Mapping) -> None:
@@ -127,7 +150,9 @@ def validate_calibration(content, source, metrics: Mapping) -> None:
     rows = c.seq(content, source, None)
     if not rows:
         c.fail(source, None, "holds no calibration row")
-    tiers = {x["name"]: x["tier"] for x in metrics["corpora"]}
+    from harness.results import effective_tiers
+
+    tiers = effective_tiers(metrics)  # a bench run's rows: as restrictive as its shared index
     stage = (metrics.get("retrieval") or {}).get("stage")
     seen: dict[tuple[str, str], int] = {}
     first_stage = None
@@ -160,4 +185,5 @@ def store_calibration(conn, run_id: str, content) -> int:
         "query_class": r["query_class"], "stage": r["stage"],
         "first_relevant_rank": r["first_relevant_rank"],
         "top_score": float(r["scores"][0]) if r["scores"] else None,
-        "candidates": len(r["scores"])} for r in content])
+        "candidates": len(r["scores"]), "scores": [float(x) for x in r["scores"]],
+        "relevant": [bool(x) for x in r["relevant"]]} for r in content])

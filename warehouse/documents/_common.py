@@ -144,10 +144,12 @@ def insert(conn, table: str, schema, rows: list[dict]) -> int:
 
 def arrow_schema(columns: Sequence[tuple[str, str]]):
     """An Arrow schema from ``(name, type)`` with type one of string, double, int64, int32,
-    bool, timestamp, string_list."""
+    bool, timestamp, string_list, double_list, bool_list."""
     import pyarrow as pa
 
     types: dict[str, Any] = {"string": pa.string(), "double": pa.float64(), "int64": pa.int64(),
                              "int32": pa.int32(), "bool": pa.bool_(),
-                             "timestamp": pa.timestamp("us"), "string_list": pa.list_(pa.string())}
+                             "timestamp": pa.timestamp("us"), "string_list": pa.list_(pa.string()),
+                             "double_list": pa.list_(pa.float64()),
+                             "bool_list": pa.list_(pa.bool_())}
     return pa.schema([(name, types[kind]) for name, kind in columns])

@@ -14,6 +14,7 @@ from typing import Mapping
 
 from harness.records import most_restrictive_tier
 from harness.stats.documents import AGREEMENT_KIND, COMPARISONS_KIND, INTERVALS_KIND, SCHEMA_VERSION
+from harness.stats.randomization import family_expectations
 from harness.stats.randomization import verdict as holm_verdict
 from warehouse.documents import _common as c
 
@@ -165,7 +166,8 @@ def store_intervals(conn, doc) -> int:
 
 def validate_comparisons(doc, source) -> None:
     """A ``comparisons`` document: runs named, each row's delta, counts and verdict coherent
-    (the verdict is recomputed from the Holm p, the floor and alpha)."""
+    (the verdict is recomputed from the Holm p, the family's Holm floor and alpha:
+    ``harness.stats.randomization.family_expectations``)."""
     _header(doc, COMPARISONS_KIND, source)
     c.need(doc, ("control", "arms", "alpha", "seed", "confidence", "interval_method", "rows"),
            source)
@@ -219,18 +221,34 @@ def validate_comparisons(doc, source) -> None:
         c.choice(row["method"], TEST_METHODS, source, w + "method")
         c.integer(row["permutations"], source, w + "permutations", nullable=True, lo=1)
         p = c.number(row["p"], source, w + "p", lo=0, hi=1)
-        floor = c.number(row["p_floor"], source, w + "p_floor", lo=0, hi=1)
+        c.number(row["p_floor"], source, w + "p_floor", lo=0, hi=1)
         p_holm = c.number(row["p_holm"], source, w + "p_holm", lo=0, hi=1)
         if p_holm + c.TOLERANCE < p:
             c.fail(source, w + "p_holm", f"{p_holm!r} is below the raw p {p!r}")
         c.integer(row["family_size"], source, w + "family_size", lo=1)
         c.choice(row["verdict"], VERDICTS, source, w + "verdict")
-        expected = holm_verdict(p_holm, floor, alpha)
-        if row["verdict"] != expected:
-            c.fail(source, w + "verdict", f"{row['verdict']!r} contradicts Holm p {p_holm!r}, "
-                                          f"floor {floor!r} and alpha {alpha!r} ({expected!r})")
+        if "p_holm_floor" in row:
+            c.number(row["p_holm_floor"], source, w + "p_holm_floor", lo=0, hi=1)
     _unique([(r["corpus"], r["query_class"], r["measure"], r["arm"]) for r in rows], source,
             "corpus, class, measure, arm")
+    # the verdict is read off the Holm p, so its floor is the family's (Holm) floor
+    for i, (row, want) in enumerate(zip(rows, family_expectations(rows, alpha))):
+        w = f"rows[{i}]."
+        if row["family_size"] != want["family_size"]:
+            c.fail(source, w + "family_size", f"{row['family_size']!r}, but the document holds "
+                                              f"{want['family_size']} arms for this slice and "
+                                              "measure")
+        if "p_holm_floor" in row and abs(row["p_holm_floor"] - want["p_holm_floor"]) > c.TOLERANCE:
+            c.fail(source, w + "p_holm_floor", f"{row['p_holm_floor']!r} is not the family's "
+                                               f"Holm floor {want['p_holm_floor']!r}")
+        expected = holm_verdict(row["p_holm"], want["p_holm_floor"], alpha)
+        if row["verdict"] != expected:
+            c.fail(source, w + "verdict", f"{row['verdict']!r} contradicts Holm p "
+                                          f"{row['p_holm']!r}, Holm floor "
+                                          f"{want['p_holm_floor']!r} (raw floor "
+                                          f"{row['p_floor']!r}, family of "
+                                          f"{want['family_size']}) and alpha {alpha!r} "
+                                          f"({expected!r})")
 
 
 def check_comparisons_against_run(doc, source, metrics: Mapping) -> None:

@@ -1,0 +1,75 @@
+"""A stored certificate's live status from what the warehouse holds (no files, no pages).
+
+``harness.certificates.status`` decides valid / degenerate / expired / alarm; this module
+feeds it the fingerprint of the current run (its stored metrics.json) and the bad events
+of that run's calibration records as stored (migration 006 keeps their candidate scores),
+in the order the run wrote them: by (corpus, query_id).  The caller picks the current run
+and its records within one view (:func:`warehouse.queries.certificate_statuses`), so a
+publishable status is computed from tier-A runs only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+NO_RUN = "monitor not replayed: no run of this arm is stored (in this view)"
+NOT_CERTIFIED = "monitor not run: nothing usable was certified"
+NO_RECORDS = "monitor not replayed: the run recorded no calibration data"
+NO_SCORES = ("monitor not replayed: the run was ingested before the warehouse kept "
+             "calibration scores (migration 006); ingest its results into a new warehouse")
+
+
+def _missing(value) -> bool:
+    """None, NaN or pandas' NA (a NULL the warehouse returned); a list is never missing."""
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)) or hasattr(value, "__len__") and not isinstance(value, str):
+        return False
+    import pandas as pd
+
+    return bool(pd.isna(value))
+
+
+def calibration_rows(frame) -> list | None:
+    """``CalibrationRow``s from stored calibration records (a DataFrame with scores,
+    relevant, first_relevant_rank ...), or None when any record lacks its scores."""
+    from harness.certificates.data import CalibrationRow
+
+    rows = []
+    for r in frame.itertuples(index=False):
+        if _missing(r.scores) or _missing(r.relevant):
+            return None
+        rank = None if _missing(r.first_relevant_rank) else int(r.first_relevant_rank)
+        cls = None if _missing(r.query_class) else str(r.query_class)
+        rows.append(CalibrationRow(str(r.corpus), str(r.tier), str(r.query_id), cls,
+                                   str(r.stage), tuple(float(x) for x in r.scores),
+                                   tuple(bool(x) for x in r.relevant), rank))
+    return rows
+
+
+def live_status(row: Mapping, calibration=None) -> dict:
+    """``{state, why, monitor, changes}`` of one :func:`warehouse.queries.certificates` row;
+    ``calibration``: the stored calibration records of its current run (or None)."""
+    from harness.certificates.fingerprint import fingerprint_from_metrics
+    from harness.certificates.status import bad_events, status
+
+    doc = json.loads(row["document"])
+    metrics = row.get("current_metrics")
+    current = None if _missing(metrics) else fingerprint_from_metrics(json.loads(metrics))
+    outcomes, note = None, NO_RUN
+    if current is not None:
+        if doc.get("status") != "valid":
+            note = NOT_CERTIFIED
+        elif calibration is None or len(calibration) == 0:
+            note = NO_RECORDS
+        else:
+            rows = calibration_rows(calibration)
+            if rows is None:
+                note = NO_SCORES
+            else:
+                outcomes = bad_events(doc, rows)
+                note = f"monitor replayed on {len(outcomes)} queries of the current run"
+    result = status(doc, current, outcomes=outcomes)
+    return {"state": result.state, "why": result.reason, "monitor": note,
+            "changes": [c._asdict() for c in result.changes]}
