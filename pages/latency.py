@@ -25,10 +25,14 @@ def render() -> None:
     st.subheader("Percentiles per run")
     common.tier_badge(view, latency["tier"])
     st.dataframe(latency.assign(run=latency["run_id"].map(labels))[
-        ["run", "control_name", "corpus", "tier", "concurrency", "samples", "p50", "p95",
-         "p99", "max", "mean", "run_id"]], hide_index=True, width="stretch",
+        ["run", "control_name", "corpus", "tier", "concurrency", "sample_unit", "samples",
+         "p50", "p95", "p99", "max", "mean", "run_id"]], hide_index=True, width="stretch",
         column_config={c: st.column_config.NumberColumn(f"{c} (ms)", format="%.3f")
                        for c in ("p50", "p95", "p99", "max", "mean")})
+    if (latency["sample_unit"] != "query").any():
+        st.caption("A sample that is a batch mean is not one query's time: its p95/p99 "
+                   "understate the per-query tail (`harness bench --query-batch 1`, the default, "
+                   "times every query).")
 
     st.subheader("Each arm's runs as a band")
     bands = tables.latency_bands(latency)

@@ -26,10 +26,9 @@ from harness.rerank import (
 
 DEFAULT_SIZE = 48
 DEFAULT_MAX_WORDS = 200
-DEFAULT_QUERY_BATCH = 64
-#: at the rerank stage every query is its own cross-encoder call: small batches keep the
-#: progress bar and the latency samples fine-grained
-DEFAULT_RERANK_QUERY_BATCH = 4
+#: one query per retrieval call: every latency sample is one query's (batching raises
+#: throughput, but then only batch means exist and the tail percentiles understate)
+DEFAULT_QUERY_BATCH = 1
 HEADER_TEMPLATE = "{title} | {date} | participants: {roster}"
 SCOPE_NOTES = {
     "corpus": "every query searches the whole index (what a deployed system does)",
@@ -211,8 +210,7 @@ def from_args(args) -> BenchConfig:
         b=args.b,
         backend=args.backend,
         workers=args.workers,
-        query_batch=_default(args.query_batch, DEFAULT_RERANK_QUERY_BATCH
-                             if args.stage == "rerank" else DEFAULT_QUERY_BATCH),
+        query_batch=_default(args.query_batch, DEFAULT_QUERY_BATCH),
         control_name=args.control_name,
         compare=args.compare,
         measures=tuple(args.measures),

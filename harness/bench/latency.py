@@ -1,4 +1,4 @@
-"""Per-query retrieval latency for runinfo.json (never for metrics.json: a duration is not
+"""Retrieval latency for runinfo.json (never for metrics.json: a duration is not
 byte-identical across runs, and the claim must be).
 
 Percentiles use linear interpolation between order statistics (numpy's default,
@@ -14,11 +14,20 @@ from typing import Mapping
 import numpy as np
 
 
-def latency_block(samples_ms: Mapping[str, float], concurrency: int, method: str) -> dict:
-    """``{samples (in query-id order), concurrency, p50, p95, p99, max, mean}`` in ms."""
-    ids = sorted(samples_ms)
-    values = [round(float(samples_ms[q]), 4) for q in ids]
-    block = {"samples": values, "sample_order": "query_id", "n": len(values),
+def latency_block(batches: Mapping[str, tuple[int, float]], concurrency: int, method: str,
+                  query_batch: int = 1) -> dict:
+    """``{samples, sample_unit, n, queries, concurrency, p50, p95, p99, max, mean}`` in ms.
+
+    ``batches`` maps each batch's first query id to ``(queries in it, ms per query)``.  At
+    ``query_batch`` 1 every sample is one query's latency.  Batched, the legs run jointly,
+    so no single query's time exists: there is one sample per batch (its mean per query, in
+    batch order), labelled as such, and its percentiles understate the per-query tail.
+    """
+    ids = sorted(batches)
+    values = [round(float(batches[q][1]), 4) for q in ids]
+    unit = "query" if query_batch == 1 else f"batch mean over up to {query_batch} queries"
+    block = {"samples": values, "sample_order": "query_id", "sample_unit": unit,
+             "n": len(values), "queries": sum(batches[q][0] for q in ids),
              "concurrency": concurrency, "method": method, "unit": "ms"}
     if values:
         arr = np.asarray(values, dtype=float)

@@ -1,5 +1,9 @@
 """One bench run: load -> index -> retrieve (legs, fusion, rerank) -> score -> results dir.
 
+All corpora of a run share one index, so every row, per-query value and calibration
+record of the run carries the most restrictive tier of the indexed corpora (``index.tier``,
+with ``index.corpora``): a tier-B corpus beside a tier-A one changes the tier-A numbers.
+
 The claim (metrics.json, metrics.md, per_query.jsonl, rankings.jsonl, calibration.jsonl)
 is deterministic: queries are cut into fixed batches in query-id order whatever the
 number of workers, every list is in a total order, and nothing timed enters it.  Timing,
@@ -37,6 +41,7 @@ from harness.bench.prepare import (
 from harness.embeddings.provenance import index_block, refuse_mixed
 from harness.fusion import fuse
 from harness.measures import resolve
+from harness.records import most_restrictive_tier
 from harness.report import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.results import SCHEMA_VERSION, write_results
 from harness.scoring import metric_engine_block, score
@@ -44,9 +49,10 @@ from harness.scoring import metric_engine_block, score
 log = logging.getLogger(__name__)
 
 LATENCY_METHOD = (
-    "wall time of one batch of queries through every leg, fusion and (rerank stage) the "
-    "cross-encoder and diversity sampling, divided evenly over the batch; query embedding "
-    "is done once for all queries before timing and is excluded"
+    "wall time of one query (or, with --query-batch N > 1, of one batch divided evenly over "
+    "its queries) through every leg, fusion and (rerank stage) the cross-encoder and "
+    "diversity sampling; query embedding is done once for all queries before timing and is "
+    "excluded"
 )
 
 
@@ -198,7 +204,8 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         "command": "bench",
         "elapsed_seconds": time.perf_counter() - started,
         "phases": phases,
-        "retrieval_latency_ms": latency_block(latency, cfg.workers, LATENCY_METHOD),
+        "retrieval_latency_ms": latency_block(latency, cfg.workers, LATENCY_METHOD,
+                                              cfg.query_batch),
         "workers": cfg.workers,
         "query_batch": cfg.query_batch,
         "embedding": run_stats.get("embedding", {"texts_embedded": 0, "texts_from_cache": 0}),
@@ -214,7 +221,8 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
 
 
 def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, reranker):
-    """``(final lists, calibration lists, latency ms)`` per query id."""
+    """``(final lists, calibration lists, latency)``: lists per query id; latency maps each
+    batch's first query id to ``(queries in the batch, ms per query)``."""
     batches = [queries[i:i + cfg.query_batch] for i in range(0, len(queries), cfg.query_batch)]
     query_text = {q.query_id: q.text for q in queries}
     depth = cfg.leg_depth
@@ -246,7 +254,7 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 
     lists: dict[str, list] = {}
     calib: dict[str, list] = {}
-    latency: dict[str, float] = {}
+    latency: dict[str, tuple[int, float]] = {}
     bar = None
     if cfg.progress:
         from tqdm import tqdm
@@ -261,7 +269,7 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
                 for query_id, (final, head) in out.items():
                     lists[query_id] = final
                     calib[query_id] = head
-                    latency[query_id] = ms
+                latency[futures[future][0].query_id] = (len(out), ms)
                 if bar is not None:
                     bar.update(len(out))
     finally:
@@ -288,7 +296,9 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
             meta[query_id] = QueryMeta(p.name, p.queries[query_id].query_class)
             corpus_of[query_id] = p
         file_qrels.update(p.file_qrels)
-    tiers = {p.name: p.tier for p in prepared}
+    shared_tier = index_tier_of(prepared)
+    #: every corpus's numbers are as restrictive as the index they were retrieved from
+    tiers = {p.name: most_restrictive_tier([p.tier, shared_tier]) for p in prepared}
     file_of = doc_file.__getitem__
     preserve = cfg.stage == "rerank"
 
@@ -321,13 +331,15 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
             is_rel = (lambda doc, r=relevant: r.get(doc, 0) > 0)
         candidates = calib.get(query_id, [])
         calibration.append(calibration_row(
-            corpus=p.name, tier=p.tier, query_id=query_id,
+            corpus=p.name, tier=tiers[p.name], query_id=query_id,
             query_class=p.queries[query_id].query_class, stage=cfg.stage,
             scores=[score for _, score in candidates],
             relevant=[is_rel(doc_id) for doc_id, _ in candidates]))
 
     index = {
         "backend": backend_block,
+        "corpora": sorted(p.name for p in prepared),
+        "tier": shared_tier,
         "documents": backend_block.get("documents"),
         "files": sum(len({c.file_id for c in p.chunks}) for p in prepared),
         **provenance,
@@ -365,6 +377,12 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
     return metrics, files
 
 
+def index_tier_of(prepared: Sequence[PreparedCorpus]) -> str:
+    """The tier of one shared index: the most restrictive tier of the corpora in it (their
+    documents are each other's distractors and share the collection statistics)."""
+    return most_restrictive_tier(p.tier for p in prepared)
+
+
 def _markdown(cfg: BenchConfig, metrics: dict, rows, measures) -> str:
     r = metrics["retrieval"]
     i = metrics["index"]
@@ -378,5 +396,7 @@ def _markdown(cfg: BenchConfig, metrics: dict, rows, measures) -> str:
     ]
     if r["upper_bound"]:
         lines.append("- **upper bound**: gold-files oracle scope, not a system result")
+    lines.append(f"- index: {', '.join(i['corpora'])} in one index, tier {i['tier']} (every "
+                 "row is as restrictive as the most restrictive indexed corpus)")
     lines += ["", metrics_table(rows, measures)]
     return "\n".join(lines)

@@ -92,8 +92,9 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("execution")
     g.add_argument("--workers", type=int, default=1, help="retrieval threads (default 1)")
     g.add_argument("--query-batch", type=int, default=None,
-                   help="queries per retrieval batch (default 64; 4 at --stage rerank); a "
-                        "fixed cut in query-id order, so results never depend on --workers")
+                   help="queries per retrieval call (default 1: every latency sample is one "
+                        "query's; larger batches raise throughput but record batch means); a "
+                        "fixed cut in query-id order, so results never depend on it or on --workers")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     g = p.add_argument_group(
@@ -115,6 +116,9 @@ def add_arguments(p) -> None:
     g.add_argument("--gate-out", default=None, metavar="FILE", help="write the gate document here")
     g.add_argument("--summary", default=None,
                    help="append the Markdown summary here (default: $GITHUB_STEP_SUMMARY if set)")
+    g.add_argument("--summary-internal", action="store_true",
+                   help="show the measured numbers of a slice that is not tier A (withheld by "
+                        "default: step summaries are often public)")
     add_warehouse_arguments(p)
 
 
@@ -143,7 +147,7 @@ def run_gate(args) -> int:
                        query_class=args.gate_class, control=control, alpha=args.gate_alpha,
                        seed=args.gate_seed, budget=args.gate_budget)
     outcome = run_gated(cfg, gate)
-    summary = gate_summary(outcome.result)
+    summary = gate_summary(outcome.result, internal=args.summary_internal)
     print(summary, end="")
     print(f"\nretrieved {outcome.retrieved} of {outcome.result.available} queries")
     if args.gate_out:

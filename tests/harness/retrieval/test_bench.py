@@ -79,16 +79,23 @@ def test_hybrid_runs_are_byte_identical_and_the_second_embeds_nothing(tmp_path, 
     assert (retrieval["mode"], retrieval["stage"], retrieval["scope"], retrieval["size"]) == \
         ("hybrid", "retrieve", "corpus", 48)
     assert retrieval["bm25"]["k1"] == 1.2 and retrieval["embed_header"] is False
-    # rows: qmsum x {lookup, summarize, all}, beir-toyset x {all}, pooled (tier B)
+    # rows: qmsum x {lookup, summarize, all}, beir-toyset x {all}, pooled.  Every row is
+    # tier B: the tiny qmsum tree has no LICENSE and no fetch manifest (its name proves
+    # nothing), and beir-toyset is unregistered; both share one index, tier B
     keys = [(r["corpus"], r["query_class"], r["tier"], r["n"]) for r in metrics["rows"]]
-    assert keys == [("beir-toyset", "all", "B", 3), ("qmsum", "lookup", "A", 6),
-                    ("qmsum", "summarize", "A", 3), ("qmsum", "all", "A", 9),
+    assert keys == [("beir-toyset", "all", "B", 3), ("qmsum", "lookup", "B", 6),
+                    ("qmsum", "summarize", "B", 3), ("qmsum", "all", "B", 9),
                     ("beir-toyset+qmsum", "all", "B", 12)]
+    assert (index["corpora"], index["tier"]) == (["beir-toyset", "qmsum"], "B")
     assert {"file:Success@1", "file:R@10", "file:MRR"} <= set(metrics["rows"][0]["metrics"])
     assert [c["name"] for c in metrics["corpora"]] == ["beir-toyset", "qmsum"]
 
     latency = _read(tmp_path / "two" / "runinfo.json")["retrieval_latency_ms"]
-    assert latency["concurrency"] == 3 and len(latency["samples"]) == 12
+    # --query-batch 2 over 12 queries: the legs ran jointly per batch, so there are 6
+    # samples, each a batch mean, and they say so
+    assert latency["concurrency"] == 3 and latency["queries"] == 12
+    assert len(latency["samples"]) == 12 // 2
+    assert latency["sample_unit"] == "batch mean over up to 2 queries"
     assert latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
 
     lines = (tmp_path / "one" / "calibration.jsonl").read_text().splitlines()
