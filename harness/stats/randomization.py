@@ -444,6 +444,8 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
         "resamples": resamples,
         "interval_method": interval_method,
         "stream": STREAM_RULE + "; labels 'randomization' / 'paired-delta', corpus, query_class",
+        #: the document as a whole is as restrictive as its most restrictive row
+        "tier": most_restrictive_tier([r["tier"] for r in rows]) if rows else "B",
         "rows": rows,
     }
 

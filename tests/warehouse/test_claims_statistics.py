@@ -287,3 +287,19 @@ def test_run_ids_in_documents_are_the_runs_ids(stats_db):
     db, ids, dirs = stats_db
     doc = json.loads((dirs["candidate"] / COMPARISONS_JSON).read_text())
     assert doc["arms"][0]["run_id"] == run_id(load_metrics(dirs["candidate"])) == ids["candidate"]
+
+
+def test_a_comparisons_document_cannot_claim_a_laxer_tier_than_its_rows(tmp_path):
+    control = simple_run(tmp_path / "c", n_queries=8, control_name="c")
+    arm = simple_run(tmp_path / "a", n_queries=8, control_name="a", offset=0.1)
+    doc = compare_runs(control, [arm], seed=0, permutations=200, resamples=RESAMPLES,
+                       progress=False)
+    # the document is as restrictive as its most restrictive row (worked out from the rows)
+    rows_tiers = {r["tier"] for r in doc["rows"]}
+    assert doc["tier"] == ("B" if "B" in rows_tiers else "A")
+    doc["rows"][0]["tier"] = "B"
+    doc["tier"] = "A"
+    with pytest.raises(IngestRefused, match="field 'tier'"):
+        ingest_document(doc, tmp_path / "w.duckdb")
+    assert not (tmp_path / "w.duckdb").exists() or \
+        _count(tmp_path / "w.duckdb", "SELECT count(*) FROM comparisons") == 0

@@ -249,6 +249,11 @@ def validate_comparisons(doc, source) -> None:
                                           f"{row['p_floor']!r}, family of "
                                           f"{want['family_size']}) and alpha {alpha!r} "
                                           f"({expected!r})")
+    if doc.get("tier") is not None and rows:
+        pooled = most_restrictive_tier([row["tier"] for row in rows])
+        if doc["tier"] != pooled:
+            c.fail(source, "tier", f"{doc['tier']!r}, but the rows' most restrictive tier is "
+                                   f"{pooled!r}")
 
 
 def check_comparisons_against_run(doc, source, metrics: Mapping) -> None:
