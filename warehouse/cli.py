@@ -135,13 +135,19 @@ def main(argv=None) -> int:
     from warehouse.errors import WarehouseError
 
     try:
-        return args._run(args)
+        code = args._run(args)
+        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        return code
     except ValueError as exc:  # refused input, unknown run, refused export
         print(f"error: {exc}", file=sys.stderr)
         return REFUSED
     except WarehouseError as exc:  # busy, missing, schema out of date
         print(f"error: {exc}", file=sys.stderr)
         return FAILED
+    except BrokenPipeError:
+        from harness.cli import pipe_closed
+
+        return pipe_closed()
     except KeyboardInterrupt:
         print("interrupted: the open transaction was rolled back; nothing half-written was kept",
               file=sys.stderr)

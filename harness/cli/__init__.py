@@ -56,16 +56,30 @@ def build_parser(modules) -> argparse.ArgumentParser:
     return parser
 
 
+def pipe_closed() -> int:
+    """The reader of stdout went away (``... | head``): not an error.  Point stdout at
+    /dev/null so the interpreter's final flush cannot raise again; exit 0."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
 def main(argv=None) -> int:
     parser = build_parser(_available())
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        return code
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return pipe_closed()
     except KeyboardInterrupt:
         print("interrupted: nothing half-written was kept", file=sys.stderr)
         return 130

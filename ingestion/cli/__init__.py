@@ -42,10 +42,16 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        return code
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        from harness.cli import pipe_closed
+
+        return pipe_closed()
     except KeyboardInterrupt:
         print("interrupted: nothing half-written was kept", file=sys.stderr)
         return 130
