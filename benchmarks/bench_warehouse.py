@@ -124,7 +124,9 @@ def _query_rows(root: Path, quick: bool) -> list[dict]:
     from warehouse.synthetic import build_synthetic_warehouse
 
     runs = 20
-    per_corpus = 2_500 if quick else 25_000  # x 2 corpora x 10 measures x 20 runs
+    # 10 runs over both corpora and 10 over the tier-A one only (mixed_every=2), 10 measures:
+    # 33,334 queries per corpus make 10,000,200 per-query rows (the 10 million)
+    per_corpus = 3_334 if quick else 33_334
     db = root / "big.duckdb"
     started = time.perf_counter()
     counts = build_synthetic_warehouse(db, runs=runs, queries_per_corpus=per_corpus,

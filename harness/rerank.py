@@ -21,7 +21,6 @@ degrades to the retrieval order.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Callable, Hashable, Sequence, TypeVar
 
@@ -105,7 +104,9 @@ class CrossEncoderReranker:
                 f"reranker weights not found in {self.path}: expected config.json and one "
                 f"of {list(_WEIGHT_FILES)}"
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from harness.embeddings.encoders import offline_transformers
+
+        offline_transformers()
         from sentence_transformers import CrossEncoder
 
         self.model = CrossEncoder(str(self.path), device="cpu", local_files_only=True)

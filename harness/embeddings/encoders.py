@@ -98,12 +98,22 @@ class Encoder:
                 "label": self.label}
 
 
+def offline_transformers() -> None:
+    """Load models offline, and without transformers' per-load report and weight-loading
+    bar (noise on every run; the harness shows its own progress and records provenance)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+
+
 class SentenceTransformerEncoder(Encoder):
     """A sentence-transformers model from a local directory (``HF_HUB_OFFLINE``)."""
 
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
         super().__init__(profile, path, batch_size)
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        offline_transformers()
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)

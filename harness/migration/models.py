@@ -37,7 +37,8 @@ import numpy as np
 
 from harness.canonical import canonical_line
 from harness.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
-from harness.embeddings.encoders import Encoder, StaticEncoder, load_encoder, weights_sha256
+from harness.embeddings.encoders import (Encoder, StaticEncoder, load_encoder, offline_transformers,
+                                         weights_sha256)
 from harness.embeddings.profiles import (DERIVED_KINDS, PROFILES, ModelProfile,
                                          resolve_profile, source_path)
 from harness.stats.seeding import derive_rng
@@ -222,7 +223,7 @@ class RepooledEncoder(_Derived):
 
     def _load(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            offline_transformers()
             from sentence_transformers import SentenceTransformer, models
 
             transformer = models.Transformer(str(self.path),
