@@ -18,8 +18,8 @@
 
 Caches make the second run fast: the synthetic corpus by seed, the embedding cache, the
 distilled dense model, and arms whose inputs (bench arguments, corpus checksums, model
-weights) are unchanged are not run again, nor are answers runs whose answerer and corpus
-checksum are unchanged (``--force`` reruns them).
+weights, the harness and ingestion sources) are unchanged are not run again, nor are answers
+runs whose answerer, corpus checksum and sources are unchanged (``--force`` reruns them).
 
 The default dense model is the ``minilm-static-256`` profile: a static model distilled once
 (model2vec, under a minute) from the packaged all-MiniLM-L6-v2, so the first run fits in
@@ -198,6 +198,19 @@ def tier_notes(sources: dict) -> list[str]:
     return lines
 
 
+def code_digest() -> str:
+    """sha256 over the harness and ingestion sources: a stored result made by other code is
+    not reused (a scoring or loading change must show in the demo's numbers)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for package in ("harness", "ingestion"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            digest.update(str(path.relative_to(REPO)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def unchanged(out: Path, inputs: dict) -> bool:
     stamp = out / STAMP
     needed = ("metrics.json", "per_query.jsonl", "calibration.jsonl")
@@ -306,7 +319,7 @@ def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
     documents, ran = [], []
     for name in ANSWER_RUNS:
         out = root / f"answers-{name}"
-        inputs = {"answerer": name, "corpus": checksum}
+        inputs = {"answerer": name, "corpus": checksum, "code": code_digest()}
         stamp = out / STAMP
         documents.append(out / ANSWERS_JSON)
         try:
@@ -413,14 +426,15 @@ def run(args) -> int:
 
     corpus_flags = [f for spec in specs for f in ("--corpus", spec)]
     common = [*corpus_flags, "--cache-dir", str(workdir / "embeddings")]
+    code = code_digest()
     runs, ran = {}, []
     for arm, (flags, _, _) in ARMS.items():
         step(f"bench {arm}")
         uses_dense = flags[flags.index("--mode") + 1] != "bm25"
         arm_flags = [*common, *flags, *(dense if uses_dense else [])]
-        # what makes a stored result reusable: the arm, the corpora's content, the weights
+        # what makes a stored result reusable: the arm, the corpora, the weights, the code
         inputs = {"arm": arm, "flags": list(flags), "corpora": checksums,
-                  "model": weights if uses_dense else None}
+                  "model": weights if uses_dense else None, "code": code}
         runs[arm] = root / arm
         if bench(arm, arm_flags, runs[arm], inputs, args.force):
             ran.append(arm)
