@@ -91,8 +91,8 @@ def test_a_busy_warehouse_keeps_the_results_and_prints_the_retry(tmp_path, synth
     assert f"python -m warehouse ingest {tmp_path / 'none' / 'answers.json'}" in err
 
 
-def test_the_demo_answers_step_skips_unchanged_runs(tmp_path, synthetic, capsys):
-    from harness.cli.demo import ANSWER_RUNS, STAMP, answers
+def test_the_demo_answers_step_skips_unchanged_runs(tmp_path, synthetic, capsys, monkeypatch):
+    from harness.cli.demo import ANSWER_RUNS, STAMP, answers, code_digest
 
     corpus_dir, _, sha256, _ = synthetic
     store = tmp_path / "transcripts.sqlite"
@@ -100,8 +100,8 @@ def test_the_demo_answers_step_skips_unchanged_runs(tmp_path, synthetic, capsys)
     assert ran == list(ANSWER_RUNS)
     assert [json.loads(p.read_text())["answerer"]["name"] for p in docs] == list(ANSWER_RUNS)
     first = {p: p.read_bytes() for p in docs}
-    assert json.loads((docs[0].parent / STAMP).read_text()) == {"answerer": ANSWER_RUNS[0],
-                                                                "corpus": sha256}
+    assert json.loads((docs[0].parent / STAMP).read_text()) == {
+        "answerer": ANSWER_RUNS[0], "corpus": sha256, "code": code_digest()}
     _, ran = answers(tmp_path / "r", corpus_dir, sha256, store, force=False)
     assert ran == []
     # another corpus checksum (or --force) runs them again, to the same bytes
@@ -110,3 +110,9 @@ def test_the_demo_answers_step_skips_unchanged_runs(tmp_path, synthetic, capsys)
     _, ran = answers(tmp_path / "r", corpus_dir, "1" * 64, store, force=True)
     assert ran == list(ANSWER_RUNS)
     assert {p: p.read_bytes() for p in docs} == first
+    # other harness code: a stored answer is not reused
+    import harness.cli.demo as demo
+
+    monkeypatch.setattr(demo, "code_digest", lambda: "0" * 64)
+    _, ran = answers(tmp_path / "r", corpus_dir, "1" * 64, store, force=False)
+    assert ran == list(ANSWER_RUNS)
