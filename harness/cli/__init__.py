@@ -41,11 +41,9 @@ def _available() -> dict[str, object]:
     return found
 
 
-def build_parser(modules) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m harness",
-        description="Retrieval evaluation whose numbers are checkable claims.",
-    )
+def command_parser(prog: str, description: str, modules) -> argparse.ArgumentParser:
+    """A parser with one sub-command per module (``HELP``, ``add_arguments``, ``run``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -54,6 +52,11 @@ def build_parser(modules) -> argparse.ArgumentParser:
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
+
+
+def build_parser(modules) -> argparse.ArgumentParser:
+    return command_parser("python -m harness",
+                          "Retrieval evaluation whose numbers are checkable claims.", modules)
 
 
 def pipe_closed() -> int:
@@ -66,9 +69,9 @@ def pipe_closed() -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    parser = build_parser(_available())
-    args = parser.parse_args(argv)
+def run_command(args) -> int:
+    """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
+    nothing half-written was kept, a closed output pipe is not an error."""
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -83,3 +86,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted: nothing half-written was kept", file=sys.stderr)
         return 130
+
+
+def main(argv=None) -> int:
+    return run_command(build_parser(_available()).parse_args(argv))
