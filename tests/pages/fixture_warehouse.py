@@ -31,13 +31,12 @@ from harness.certificates.data import calibration_row, calibration_text
 from harness.certificates.documents import with_id
 from harness.certificates.documents import write_document as write_certificate
 from harness.certificates.ppi import ppi_document, ppi_mean
-from harness.records import most_restrictive_tier
-from harness.results import write_results
 from harness.stats.agreement import agreement, arms_from_manifest
 from harness.stats.documents import INTERVALS_JSON, write_document
 from harness.stats.intervals import row_intervals
 from harness.results import load_metrics, load_per_query
 from harness.stats.randomization import compare_runs
+from tests.warehouse.builders import build_results
 
 CORPORA = {"pub": ("A", "MIT"), "alt": ("A", "CC0-1.0"), "secretcorpus": ("B", "CC-BY-NC-4.0")}
 QUERIES = {"pub": 6, "alt": 6, "secretcorpus": 4}
@@ -95,48 +94,21 @@ def calibration(corpora, *, missing: bool = False) -> str:
 def write_run(out: Path, name: str, values: dict, *, minutes: int, retrieval: dict,
               latency: list[float] | None = None, calibrated: bool = False,
               missing: bool = False) -> Path:
-    """A results directory whose rows are the plain means of ``values`` (computed here)."""
+    """A results directory whose rows are the plain means of ``values`` (computed by
+    :func:`tests.warehouse.builders.build_results`)."""
     corpora = sorted({c for c, _ in values})
-    measures = sorted({m for v in values.values() for m in v})
-
-    def row(corpus, tier, cls, keys):
-        return {"corpus": corpus, "tier": tier, "query_class": cls, "n": len(keys),
-                "metrics": {m: sum(values[k][m] for k in keys) / len(keys) for m in measures},
-                "queries_unanswered": 0, "queries_dropped_unjudgeable": 0}
-
-    rows = []
-    for c in corpora:
-        keys = sorted(k for k in values if k[0] == c)
-        for cls in sorted({query_class(c, int(q[1:])) for _, q in keys}):
-            rows.append(row(c, CORPORA[c][0], cls,
-                            [k for k in keys if query_class(c, int(k[1][1:])) == cls]))
-        rows.append(row(c, CORPORA[c][0], "all", keys))
-    if len(corpora) > 1:
-        rows.append(row("+".join(corpora),
-                        most_restrictive_tier(CORPORA[c][0] for c in corpora), "all",
-                        sorted(values)))
-    metrics = {
-        "schema_version": 1, "control_name": name,
-        "corpora": [{"name": c, "version": "1", "licence": CORPORA[c][1], "tier": CORPORA[c][0],
-                     "sha256": f"{i + 1}" * 64, "files": 3, "chunks": 12,
-                     "evidence": f"{c}: licence file in the archive (test fixture)"}
-                    for i, c in enumerate(corpora)],
-        "index": {"embedding_models": ["fixture-model"], "embedding_verdict": "uniform",
-                  "embedding_dimension": 8, "configured_embedding_model": "fixture-model"},
-        "retrieval": retrieval,
-        "metric_engine": {"name": "pytrec_eval_terrier", "version": "0.5.10"},
-        "relevance_policy": {"binary": False, "gain": "linear"},
-        "rows": rows,
-    }
-    per_query = [{"corpus": c, "tier": CORPORA[c][0], "query_class": query_class(c, int(q[1:])),
-                  "query_id": q, "measure": m, "value": values[(c, q)][m], "answered": True}
-                 for (c, q) in sorted(values) for m in measures]
-    runinfo = {"command": "fixture", "created_at": (START + timedelta(minutes=minutes)).isoformat()}
-    if latency is not None:
-        runinfo["retrieval_latency_ms"] = {"samples": latency, "concurrency": 1}
     extra = {"calibration.jsonl": calibration(corpora, missing=missing)} if calibrated else None
-    return write_results(out, metrics, metrics_md=f"# {name}\n", per_query=per_query,
-                         runinfo=runinfo, extra_files=extra)
+    return build_results(
+        out, values, corpora={c: CORPORA[c] for c in corpora},
+        classes={q: query_class(c, int(q[1:])) for c, q in values},
+        control_name=name, latency=latency, retrieval=retrieval, extra_files=extra,
+        index={"embedding_models": ["fixture-model"], "embedding_verdict": "uniform",
+               "embedding_dimension": 8, "configured_embedding_model": "fixture-model"},
+        corpus_fields={c: {"sha256": f"{i + 1}" * 64, "files": 3, "chunks": 12,
+                           "evidence": f"{c}: licence file in the archive (test fixture)"}
+                       for i, c in enumerate(corpora)},
+        runinfo_fields={"command": "fixture",
+                        "created_at": (START + timedelta(minutes=minutes)).isoformat()})
 
 
 def retrieval(size: int = 48) -> dict:

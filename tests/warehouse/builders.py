@@ -26,8 +26,12 @@ def build_results(
     retrieval: Mapping | None = None,
     index: Mapping | None = None,
     extra_files: Mapping[str, str] | None = None,
+    corpus_fields: Mapping[str, Mapping] | None = None,
+    runinfo_fields: Mapping | None = None,
 ) -> Path:
-    """``values[(corpus, query_id)][measure] = value``; ``corpora[name] = (tier, licence)``.
+    """``values[(corpus, query_id)][measure] = value``; ``corpora[name] = (tier, licence)``;
+    ``corpus_fields[name]`` overrides fields of that corpus's block (sha256, evidence ...);
+    ``runinfo_fields`` go into runinfo.json (created_at ...).
 
     Rows: per corpus, one per class present and ``all``; plus a pooled ``all`` row over
     several corpora (tier: the most restrictive).
@@ -55,8 +59,8 @@ def build_results(
         "schema_version": 1,
         "control_name": control_name,
         "corpora": [{"name": c, "version": "1", "licence": corpora[c][1], "tier": corpora[c][0],
-                     "sha256": "0" * 64, "files": 2, "chunks": 10,
-                     "evidence": "test fixture"} for c in names],
+                     "sha256": "0" * 64, "files": 2, "chunks": 10, "evidence": "test fixture",
+                     **(corpus_fields or {}).get(c, {})} for c in names],
         "index": dict(index) if index is not None else None,
         "retrieval": dict(retrieval) if retrieval is not None else {"source": "run file"},
         "metric_engine": {"name": "pytrec_eval_terrier", "version": "0.5.10"},
@@ -66,7 +70,7 @@ def build_results(
     per_query = [{"corpus": c, "tier": corpora[c][0], "query_class": classes.get(q),
                   "query_id": q, "measure": m, "value": values[(c, q)][m], "answered": True}
                  for (c, q) in sorted(values) for m in measures]
-    runinfo = {"command": "test"}
+    runinfo = {"command": "test", **(runinfo_fields or {})}
     if latency is not None:
         runinfo["retrieval_latency_ms"] = {"samples": latency, "concurrency": concurrency}
     return write_results(out, metrics, metrics_md=f"# {control_name}\n",
