@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ingestion.transcripts import postgres_server
+from tests.ingestion.transcripts.postgres_server import postgres  # noqa: F401 (fixture)
 
 SEED = 11
 MEETINGS = 30
@@ -34,16 +34,3 @@ def store(corpus, tmp_path_factory):
     fill(s, corpus, progress=False)
     yield s
     s.close()
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """A PostgreSQL server on 127.0.0.1 for the session (skips when the binaries are absent)."""
-    reason = postgres_server.why_unavailable()
-    if reason:
-        pytest.skip(reason)
-    server = postgres_server.acquire()
-    try:
-        yield server
-    finally:
-        postgres_server.release()

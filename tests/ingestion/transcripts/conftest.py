@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ingestion.transcripts import postgres_server
+from tests.ingestion.transcripts.postgres_server import postgres  # noqa: F401 (fixture)
 
 
 @pytest.fixture(scope="session")
@@ -13,16 +13,3 @@ def synthetic_corpus(synthetic_dir):
     from ingestion import load_corpus
 
     return load_corpus(f"synthetic:{synthetic_dir}")
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """A PostgreSQL server on 127.0.0.1 for the session (skips when the binaries are absent)."""
-    reason = postgres_server.why_unavailable()
-    if reason:
-        pytest.skip(reason)
-    server = postgres_server.acquire()
-    try:
-        yield server
-    finally:
-        postgres_server.release()

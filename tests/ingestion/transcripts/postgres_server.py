@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 #: where Debian's postgresql package puts its server binaries (newest version first)
 DEBIAN_GLOB = "/usr/lib/postgresql/*/bin"
 SUPERUSER = "postgres"
@@ -162,3 +164,17 @@ def release() -> None:
             _server.stop()
         finally:
             _server, _users = None, 0
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server on 127.0.0.1 for the session (skips when the binaries are absent).
+    Conftests that need it import this fixture; one server serves them all."""
+    reason = why_unavailable()
+    if reason:
+        pytest.skip(reason)
+    server = acquire()
+    try:
+        yield server
+    finally:
+        release()
