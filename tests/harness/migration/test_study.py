@@ -12,30 +12,17 @@ import pytest
 
 from harness.embeddings.cache import CachedEncoder
 from harness.migration.study import StudyOptions, run_study, split
+from tests.harness.stand_in_encoder import StandInEncoder
 
 
-class RecordingEncoder:
+class RecordingEncoder(StandInEncoder):
     """Hashed bag of words (a different hash per model, so the spaces differ); records every
     text it is asked to embed, exactly as it arrives."""
 
     def __init__(self, model_id, query_prefix, document_prefix, dimension=96):
-        self.model_id, self.dimension = model_id, dimension
-        self.weights_sha256 = hashlib.sha256(model_id.encode()).hexdigest()
-        self.query_prefix, self.document_prefix = query_prefix, document_prefix
-        self.seen: list[str] = []
+        super().__init__(model_id, query_prefix, document_prefix, dimension)
 
-    @property
-    def label(self):
-        return f"{self.model_id}@{self.weights_sha256[:12]}"
-
-    def query_texts(self, texts):
-        return [self.query_prefix + t for t in texts]
-
-    def document_texts(self, texts):
-        return [self.document_prefix + t for t in texts]
-
-    def encode(self, texts):
-        self.seen.extend(texts)
+    def vectors(self, texts):
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for i, text in enumerate(texts):
             for token in text.lower().split():
@@ -88,7 +75,7 @@ def test_prefixes_go_on_the_right_side(fake_study, corpus_parts):
     assert len(proxies) == 120 and len(queries) == doc["tiers"]["T1"]["n"]
     for enc, qp, dp, other in ((old, "qo: ", "do: ", ("qn: ", "dn: ")),
                                (new, "qn: ", "dn: ", ("qo: ", "do: "))):
-        seen = set(enc.seen)
+        seen = set(enc.encoded)
         # every text carries exactly one of this model's own prefixes, never the other's
         assert all(t.startswith((qp, dp)) for t in seen)
         assert not any(t.startswith(other) for t in seen)
@@ -99,9 +86,9 @@ def test_prefixes_go_on_the_right_side(fake_study, corpus_parts):
         assert proxies <= asked                              # T0 proxies: encoded as queries
     # OLD is asked for queries only at the tiers (T1 queries, T0 proxies); NEW also encodes
     # the validation proxies it uses to choose an adapter
-    old_asked = {t[4:] for t in old.seen if t.startswith("qo: ")}
+    old_asked = {t[4:] for t in old.encoded if t.startswith("qo: ")}
     assert old_asked == queries | proxies
-    assert len({t for t in new.seen if t.startswith("qn: ")}) > len(old_asked)
+    assert len({t for t in new.encoded if t.startswith("qn: ")}) > len(old_asked)
 
 
 def test_the_t0_split_is_disjoint_and_seeded(corpus_parts):

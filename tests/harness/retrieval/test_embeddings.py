@@ -17,29 +17,17 @@ from harness.embeddings.provenance import (
     index_block,
     refuse_mixed,
 )
+from tests.harness.stand_in_encoder import StandInEncoder
 
 
-class _HashEncoder:
-    """A stand-in encoder: vectors derived from the text's sha256; counts model calls."""
+class _HashEncoder(StandInEncoder):
+    """Vectors from the text's sha256; records what the model was asked to embed."""
 
     def __init__(self, model_id="fake/model", weights="w" * 64, dimension=4,
                  query_prefix="q: ", document_prefix="d: "):
-        self.model_id, self.weights_sha256, self.dimension = model_id, weights, dimension
-        self.query_prefix, self.document_prefix = query_prefix, document_prefix
-        self.encoded: list[str] = []
+        super().__init__(model_id, query_prefix, document_prefix, dimension, weights)
 
-    @property
-    def label(self):
-        return f"{self.model_id}@{self.weights_sha256[:12]}"
-
-    def query_texts(self, texts):
-        return [self.query_prefix + t for t in texts]
-
-    def document_texts(self, texts):
-        return [self.document_prefix + t for t in texts]
-
-    def encode(self, texts):
-        self.encoded.extend(texts)
+    def vectors(self, texts):
         rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:4 * self.dimension],
                               dtype=np.uint8)[:self.dimension].astype(np.float32) for t in texts]
         return np.stack(rows)
