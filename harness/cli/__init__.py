@@ -54,6 +54,20 @@ def command_parser(prog: str, description: str, modules) -> argparse.ArgumentPar
     return parser
 
 
+def add_licence_arguments(parser, *, when: str = "", tier_note: str = "") -> None:
+    """``--licence`` and ``--tier`` for a corpus named on the command line: the tier follows
+    from the licence (``ingestion.registry.declared_tier``) and ``--tier`` may only make it
+    more restrictive.  ``when`` prefixes the help (e.g. "with --qrels: ")."""
+    parser.add_argument("--licence", default="unknown",
+                        help=f"{when}licence of the corpus (SPDX id, e.g. MIT, CC-BY-4.0); the "
+                             "tier follows from it: A only for a publishable licence (default "
+                             "unknown: tier B)")
+    parser.add_argument("--tier", choices=("A", "B", "C"), default=None,
+                        help=f"{when}licence tier (default: derived from --licence); may only "
+                             "make it more restrictive: A is refused unless --licence is "
+                             f"publishable{tier_note}")
+
+
 def build_parser(modules) -> argparse.ArgumentParser:
     return command_parser("python -m harness",
                           "Retrieval evaluation whose numbers are checkable claims.", modules)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.cli import add_licence_arguments
 from harness.records import most_restrictive_tier
 
 HELP = "gate a measure on a threshold (point | ci-lower | regression | sequential); exit 0 pass, 1 fail"
@@ -37,12 +38,7 @@ def add_arguments(p) -> None:
     p.add_argument("--class", dest="query_class", default="all", help="query class (default all)")
     p.add_argument("--corpus-name", default=None, help="with --qrels: corpus name (default: qrels stem)")
     p.add_argument("--query-classes", default=None, help="with --qrels: TSV 'query_id<TAB>class'")
-    p.add_argument("--licence", default="unknown",
-                   help="with --qrels: licence of the corpus (SPDX id); the tier follows from it "
-                        "(default unknown: tier B)")
-    p.add_argument("--tier", choices=("A", "B", "C"), default=None,
-                   help="with --qrels: licence tier (default: derived from --licence); A is "
-                        "refused unless --licence is publishable")
+    add_licence_arguments(p, when="with --qrels: ")
     p.add_argument("--binary-relevance", action="store_true", help="with --qrels: collapse grades to 0/1")
     p.add_argument("--preserve-order", action="store_true", help="with --qrels: score lists in file order")
     p.add_argument("--alpha", type=float, default=0.05, help="error level (default 0.05)")

@@ -7,6 +7,9 @@ restrictive, as in ``harness score``.
 
 from __future__ import annotations
 
+
+from harness.cli import add_licence_arguments
+
 HELP = "prediction-powered estimate (PPI++) of a mean from judge scores and a few hand labels"
 
 
@@ -16,12 +19,7 @@ def add_arguments(p) -> None:
                    help="JSONL {item_id, label}: the hand-labelled items (required to estimate)")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - interval level (default 0.05)")
     p.add_argument("--corpus", default=None, help="corpus the items come from (recorded)")
-    p.add_argument("--licence", default="unknown",
-                   help="licence of that corpus (SPDX id); the tier follows from it "
-                        "(default unknown: tier B)")
-    p.add_argument("--tier", choices=("A", "B", "C"), default=None,
-                   help="licence tier (default: derived from --licence); A is refused unless "
-                        "--licence is publishable and --corpus is named")
+    add_licence_arguments(p, tier_note=" and --corpus is named")
     p.add_argument("--out", default=None, help="write the ppi JSON document here")
 
 

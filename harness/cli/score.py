@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 from harness.canonical import sha256_file
+from harness.cli import add_licence_arguments
 from harness.formats import FormatError, read_qrels, read_run, _lines
 from harness.measures import DEFAULT_MEASURES, resolve
 from harness.publish import add_warehouse_arguments, publish
-from harness.records import TIERS
 from harness.report import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.results import SCHEMA_VERSION, write_results
 from harness.scoring import metric_engine_block, score
@@ -27,12 +27,7 @@ def add_arguments(p) -> None:
     p.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
                    help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--corpus-name", default=None, help="corpus name (default: the qrels file stem)")
-    p.add_argument("--licence", default="unknown",
-                   help="licence of the corpus (SPDX id, e.g. MIT, CC-BY-4.0); the tier follows "
-                        "from it: A only for a publishable licence (default unknown: tier B)")
-    p.add_argument("--tier", choices=TIERS, default=None,
-                   help="licence tier (default: derived from --licence); may only make it more "
-                        "restrictive: A is refused unless --licence is publishable")
+    add_licence_arguments(p)
     p.add_argument("--query-classes", default=None,
                    help="TSV 'query_id<TAB>class' giving each query's class")
     p.add_argument("--binary-relevance", action="store_true", help="collapse grades to 0/1")
