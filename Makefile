@@ -33,3 +33,9 @@ demo: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+# A real single-node OpenSearch 2.19 (assembled from Maven Central by tools/opensearch-node/build.sh)
+# in the foreground on 127.0.0.1: prints its URL, Ctrl-C stops it.  OPENSEARCH_ARGS="-Ehttp.port=9250"
+.PHONY: opensearch
+opensearch:
+	tools/opensearch-node/run.sh $(OPENSEARCH_ARGS)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import PAGES
-from pages.common import VIEW_KEY, VIEW_LABELS, VIEWS, db_path
+from dashboard import PAGES
+from dashboard.common import APP_KEY, VIEW_KEY, VIEW_LABELS, VIEWS, db_path
 
 HERE = Path(__file__).resolve().parent
 
@@ -22,6 +22,7 @@ st.set_page_config(page_title="Retrieval evaluation", page_icon=":material/fact_
 navigation = st.navigation([
     st.Page(HERE / "pages" / file, title=title, icon=icon, default=(i == 0))
     for i, (file, title, icon) in enumerate(PAGES)])
+st.session_state[APP_KEY] = True  # the page this run shows was built here (dashboard.common)
 
 with st.sidebar:
     st.radio("Tier view", VIEWS, key=VIEW_KEY, format_func=VIEW_LABELS.get,

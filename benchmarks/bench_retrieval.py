@@ -63,8 +63,8 @@ def _zipf_corpus(rng: random.Random, docs: int, queries: int):
 def bench_bm25(quick: bool) -> dict:
     from rank_bm25 import BM25Okapi
 
-    from harness.backends.base import IndexDoc, SearchQuery
-    from harness.backends.embedded import EmbeddedBackend
+    from harness.retrieval.backends.base import IndexDoc, SearchQuery
+    from harness.retrieval.backends.embedded import EmbeddedBackend
 
     rng = random.Random(SEED)
     n_docs, n_queries = (10_000, 40) if quick else (20_000, 237)
@@ -134,8 +134,8 @@ def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
 
 
 def bench_dense(quick: bool) -> dict:
-    from harness.backends.base import IndexDoc, SearchQuery
-    from harness.backends.embedded import DENSE_BATCH, EmbeddedBackend
+    from harness.retrieval.backends.base import IndexDoc, SearchQuery
+    from harness.retrieval.backends.embedded import DENSE_BATCH, EmbeddedBackend
 
     n_docs, n_queries, dim, k = (50_000, 400, 384, 100) if quick else (200_000, 1600, 384, 100)
     rng = np.random.default_rng(SEED)
@@ -181,8 +181,8 @@ BATCH = 64
 
 
 def _hybrid_qmsum(quick: bool) -> dict:
-    from harness.bench.config import BenchConfig
-    from harness.bench.runner import run_bench
+    from harness.retrieval.bench.config import BenchConfig
+    from harness.retrieval.bench.runner import run_bench
 
     val = _qmsum_val()
     label = "hybrid rrf-60 per query, QMSum validation split, cached MiniLM embeddings"
@@ -207,11 +207,11 @@ def _hybrid_qmsum(quick: bool) -> dict:
 
 
 def _hybrid_synthetic(quick: bool) -> dict:
-    from harness.backends.embedded import EmbeddedBackend
-    from harness.bench.config import BenchConfig
-    from harness.bench.prepare import index_docs, prepare_corpus, search_queries
-    from harness.bench.runner import relevance_policy, retrieve_queries
-    from harness.embeddings.cache import default_cache_dir
+    from harness.retrieval.backends.embedded import EmbeddedBackend
+    from harness.retrieval.bench.config import BenchConfig
+    from harness.retrieval.bench.prepare import index_docs, prepare_corpus, search_queries
+    from harness.retrieval.bench.runner import relevance_policy, retrieve_queries
+    from harness.retrieval.embeddings.cache import default_cache_dir
     from ingestion import load_corpus
     from ingestion.synthetic import generate
 
@@ -247,9 +247,9 @@ def _hybrid_synthetic(quick: bool) -> dict:
 
 
 def bench_embedding(quick: bool) -> dict:
-    from harness.embeddings.cache import CachedEncoder, EmbeddingCache
-    from harness.embeddings.encoders import load_encoder
-    from harness.embeddings.profiles import resolve_profile
+    from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
+    from harness.retrieval.embeddings.models import load_encoder
+    from harness.retrieval.embeddings.profiles import resolve_profile
 
     n = 256 if quick else 2048
     rng = random.Random(SEED)

@@ -1,4 +1,4 @@
-"""Scoring overhead: ``harness.scoring.score`` against pytrec_eval called directly.
+"""Scoring overhead: ``harness.evaluation.scoring.score`` against pytrec_eval called directly.
 
 Both sides get the same qrels and run dicts (1,600 queries x 100 documents); the
 baseline is ``pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)`` and does
@@ -92,8 +92,8 @@ def measure(qrels, run, names, repeats: int) -> tuple[float, float]:
     """Best seconds for ``(harness, direct pytrec_eval)``, timed in alternation."""
     import pytrec_eval
 
-    from harness.measures import resolve
-    from harness.scoring import score
+    from harness.core.measures import resolve
+    from harness.evaluation.scoring import score
 
     specs = {m.trec_measure for m in resolve(names)}
 
@@ -125,7 +125,7 @@ def _row(label, ours, direct, target=TARGET) -> dict:
 
 
 def run(quick: bool) -> list[dict]:
-    from harness.measures import DEFAULT_MEASURES
+    from harness.core.measures import DEFAULT_MEASURES
 
     queries, docs, repeats = (200, 100, 3) if quick else (1600, 100, 15)
     size = f"{queries} q x {docs} docs"

@@ -27,7 +27,8 @@ def write_results_dir(out: Path, n_rows: int, name: str) -> Path:
     per_query.jsonl is written directly in canonical form (sorted keys, short floats),
     since building a million dicts for ``write_results`` would dominate the setup.
     """
-    from harness.results import PER_QUERY, write_results
+    from harness.claims.metrics import PER_QUERY
+    from harness.evaluation.results import write_results
 
     n_queries = n_rows // len(MEASURES)
     sums = {(c, m): [0.0, 0] for c in (*CLASSES, "all") for m in MEASURES}

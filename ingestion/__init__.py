@@ -3,7 +3,7 @@ the synthetic meeting corpus.
 
 Entry points other parts call: :func:`load_corpus`, :func:`ingestion.chunking.chunk_corpus`,
 :func:`ingestion.judgements.judge`, :func:`ingestion.judgements.file_qrels`,
-:func:`ingestion.synthetic.generate`, :data:`ingestion.registry.SOURCES`.
+:func:`ingestion.synthetic.generate`, :data:`harness.core.sources.SOURCES`.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from harness.doc_ids import chunk_id
-from harness.records import Chunk
+from harness.core.doc_ids import chunk_id
+from harness.core.records import Chunk
 from ingestion.corpus import DOCUMENTS, Corpus
 
 GRANULARITIES = ("chunk", "file")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from harness.records import TIERS, Query
+from harness.core.records import Query
+from harness.core.tiers import TIERS
 
 MEETING = "meeting"
 DOCUMENTS = "documents"

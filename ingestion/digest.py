@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from harness.canonical import sha256_file
+from harness.core.canonical import sha256_file
 
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"),
                             allow_nan=False)

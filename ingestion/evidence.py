@@ -13,7 +13,7 @@ only when one of these holds:
   optionally ``.txt``/``.md``) in its root names the registered licence, and names no
   restrictive term (non-commercial, no-derivatives, research-only).
 
-Anything else fails closed (``ingestion.registry.source_info``: licence unknown, tier B,
+Anything else fails closed (``ingestion.attribution.source_info``: licence unknown, tier B,
 evidence saying what was missing).  A non-publishable registered tier needs no proof: it can
 only make a number more restrictive.
 """
@@ -25,6 +25,8 @@ import logging
 import re
 from pathlib import Path
 from typing import Iterable
+
+from harness.core import settings
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +117,7 @@ def manifest_paths(path: Path, dests: Iterable[Path] | None = None) -> list[Path
     cache, ``$INGESTION_DATA_DIR``) and any ``manifest.json`` in ``path``'s ancestors
     (a ``fetch --dest DIR`` download unpacks below DIR)."""
     if dests is None:
-        from ingestion.fetch import default_dest
-
-        dests = [default_dest()]
+        dests = [settings.data_dir()]
     path = Path(path).resolve()
     out: list[Path] = []
     for folder in [*(Path(d) for d in dests), *path.parents]:

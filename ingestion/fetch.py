@@ -31,9 +31,11 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.canonical import canonical_json, sha256_file
+from harness.core import settings
+from harness.core.canonical import canonical_json, sha256_file
 from ingestion.digest import tree_sha256
-from ingestion.registry import SOURCES, Artefact, Source, lookup
+from harness.core.sources import SOURCES, Artefact, Source, lookup
+from harness.core.tiers import source_tier
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,7 @@ class FetchError(ValueError):
 
 def default_dest() -> Path:
     """``$INGESTION_DATA_DIR`` or ``~/.cache/retrieval-eval/corpora``."""
-    env = os.environ.get("INGESTION_DATA_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "corpora"
+    return settings.data_dir()
 
 
 # --------------------------------------------------------------------------- manifest
@@ -102,15 +103,15 @@ def resolve_sources(names, sources: dict[str, Source] | None = None) -> list[Sou
 
 def check_tiers(selected: list[Source], accept_noncommercial: bool) -> list[Source]:
     """Refuse tier B without the flag; return the sources that are not tier C."""
-    refused = [s for s in selected if s.tier == "B" and not accept_noncommercial]
+    refused = [s for s in selected if source_tier(s) == "B" and not accept_noncommercial]
     if refused:
         listed = ", ".join(f"{s.name} ({s.licence})" for s in refused)
         raise FetchError(f"refusing tier-B (internal-only) sources without "
                          f"--accept-noncommercial: {listed}. Their numbers can never be published.")
     for s in selected:
-        if s.tier == "C":
+        if source_tier(s) == "C":
             log.warning("%s is unobtainable (tier C): %s; skipped", s.name, s.access or s.evidence)
-    return [s for s in selected if s.tier != "C"]
+    return [s for s in selected if source_tier(s) != "C"]
 
 
 # --------------------------------------------------------------------------- download
@@ -235,7 +236,7 @@ def _fetch_artefact(source: Source, artefact: Artefact, dest: Path, manifest: di
         extracted_sha256 = tree_sha256(unpacked)[0]
     return {
         "source": source.name, "filename": artefact.filename, "url": artefact.url,
-        "licence": source.licence, "tier": source.tier, "sha256": sha,
+        "licence": source.licence, "tier": source_tier(source), "sha256": sha,
         "sha256_origin": origin, "md5_published": artefact.md5, "size": size,
         "path": target.relative_to(dest).as_posix(), "extracted": extracted,
         "extracted_sha256": extracted_sha256, "via": "download",
@@ -314,7 +315,7 @@ def register_dir(name: str, path, dest=None, *, accept_noncommercial: bool = Fal
     sha, count, size = tree_sha256(path)
     entry = {
         "source": source.name, "filename": None, "url": None, "licence": source.licence,
-        "tier": source.tier, "sha256": sha, "sha256_origin": "tree digest at registration",
+        "tier": source_tier(source), "sha256": sha, "sha256_origin": "tree digest at registration",
         "md5_published": None, "size": size, "files": count, "path": str(path),
         "extracted": None, "via": "from-dir", "layout": described,
     }

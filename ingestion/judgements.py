@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from harness.records import Chunk
+from harness.core.records import Chunk
 from ingestion.corpus import DOCUMENTS, Corpus
 
 

@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pages import common, tables
+from dashboard import common, tables
 
 CLASSES = ("all", "lookup")
 FROM_DOCUMENTS, FROM_CONTROL = "stored agreement documents", "a control run picked here"

@@ -11,7 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from dashboard import common
 
 #: column of warehouse.queries.answer_table -> the measure's name on the page
 MEASURES = {"em": "EM", "partial": "partial", "answered_share": "answered"}

@@ -12,7 +12,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from pages import common, tables
+from dashboard import common, tables
 
 
 def _promise(r) -> str:

@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pages import common, tables
+from dashboard import common, tables
 
 
 def render() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from pages import common
+from dashboard import common
 
 TIER_MEANING = {"A": "publishable", "B": "internal only", "C": "unobtainable"}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from pages import common, tables
+from dashboard import common, tables
 
 
 def render() -> None:

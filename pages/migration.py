@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from dashboard import common
 
 #: what each evaluation tier measures
 TIER_MEANING = {"T0": "held-out documents as queries (cannot see query prefixes)",
@@ -26,7 +26,7 @@ def _signed(value, lower, upper) -> str:
 
 
 def render() -> None:
-    from harness.migration.decision import THRESHOLDS
+    from harness.studies.embedding_migration.decision import THRESHOLDS
 
     st.title("Migration")
     view = common.view()

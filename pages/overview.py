@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from dashboard import common
 
 
 def render() -> None:

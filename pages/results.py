@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common, tables
+from dashboard import common, tables
 
 FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown", "md"),
            ("latex", "LaTeX", "application/x-tex", "tex"))

@@ -1,14 +1,16 @@
 """The design's boundaries, enforced on the source (AST scans) and on a fresh interpreter.
 
-* only ``app.py`` and ``pages/`` import streamlit; only ``warehouse/`` imports duckdb;
-* ``pages/`` hold no SQL text (they call named functions in ``warehouse/queries.py``);
+* only ``app.py``, ``pages/`` and ``dashboard/`` import streamlit; only ``warehouse/`` imports
+  duckdb;
+* the dashboard holds no SQL text (it calls named functions in ``warehouse.queries``);
 * ``harness/`` reaches the warehouse only through ``warehouse.ingest_results`` /
   ``warehouse.ingest_document``;
 * importing any module of harness, ingestion and warehouse loads no torch,
   sentence-transformers, transformers or streamlit and opens no duckdb connection.
 
-Product code is ``app.py``, ``pages/``, ``harness/``, ``ingestion/`` and ``warehouse/``
-(whichever exist yet); tests and benchmarks may import what they measure against.
+Product code is ``app.py``, ``pages/``, ``dashboard/``, ``harness/``, ``ingestion/`` and
+``warehouse/``; tests and benchmarks may import what they measure against.  The layers
+themselves are proved by ``tests/test_layers.py``.
 """
 
 from __future__ import annotations
@@ -39,11 +41,9 @@ SQL_PATTERNS = [
 
 
 def product_files() -> list[Path]:
-    files = [REPO / "app.py"] if (REPO / "app.py").is_file() else []
-    for top in ("pages", *PACKAGES):
-        if (REPO / top).is_dir():
-            files += sorted(p for p in (REPO / top).rglob("*.py") if "__pycache__" not in p.parts)
-    return files
+    from tests.source_scan import product_files as files
+
+    return files(REPO)
 
 
 def rel(path: Path) -> str:
@@ -77,13 +77,14 @@ def top(module: str) -> str:
 
 def test_the_scan_sees_the_product():
     names = set(parsed())
-    assert "harness/scoring.py" in names and "harness/cli/score.py" in names
+    assert "harness/evaluation/scoring.py" in names and "harness/cli/score.py" in names
 
 
 def test_only_app_and_pages_import_streamlit():
     bad = [f"{path}:{line}" for path, tree in parsed().items() for module, _, line in imports(tree)
-           if top(module) == "streamlit" and not (path == "app.py" or path.startswith("pages/"))]
-    assert bad == [], f"streamlit imported outside app.py/pages/: {bad}"
+           if top(module) == "streamlit"
+           and not (path == "app.py" or path.startswith(("pages/", "dashboard/")))]
+    assert bad == [], f"streamlit imported outside app.py, pages/, dashboard/: {bad}"
 
 
 def test_only_the_warehouse_imports_duckdb():
@@ -122,7 +123,8 @@ def sql_strings(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_pages_hold_no_sql_text():
     bad = [f"{path}:{line}: {text!r}" for path, tree in parsed().items()
-           if path.startswith("pages/") or path == "app.py" for line, text in sql_strings(tree)]
+           if path.startswith(("pages/", "dashboard/")) or path == "app.py"
+           for line, text in sql_strings(tree)]
     assert bad == [], f"SQL text in the dashboard: {bad}"
 
 
@@ -181,7 +183,7 @@ print(json.dumps({"failed": failed, "loaded": loaded, "connections": connections
 
 def test_importing_every_module_is_free_of_heavy_side_effects():
     names = module_names()
-    assert "harness.scoring" in names and "harness.cli.score" in names
+    assert "harness.evaluation.scoring" in names and "harness.cli.score" in names
     proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(names), json.dumps(HEAVY)],
                           cwd=REPO, capture_output=True, text=True, timeout=600,
                           env={"PYTHONPATH": str(REPO), "PATH": "", "HF_HUB_OFFLINE": "1"})

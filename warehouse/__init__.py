@@ -22,7 +22,7 @@ _EXPORTS = {
     "connect": "warehouse.db",
     "default_path": "warehouse.db",
     "change_stamp": "warehouse.db",
-    "migrate": "warehouse.schema",
+    "migrate": "warehouse.db",
 }
 
 __all__ = sorted(_EXPORTS)

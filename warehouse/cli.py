@@ -52,7 +52,8 @@ def cmd_ingest(args) -> int:
 
 def cmd_migrate(args) -> int:
     from warehouse.db import resolve_path
-    from warehouse.schema import available, migrate
+    from warehouse.db import migrate
+    from warehouse.schema import available
 
     done = migrate(args.db)
     path = resolve_path(args.db)
@@ -90,7 +91,7 @@ def _write_atomic(path: Path, data) -> None:
 
 
 def cmd_export(args) -> int:
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from warehouse.exports import build_export, render
 
     export = build_export(args.view, args.runs, args.corpora, args.classes, args.measures,
@@ -145,7 +146,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return FAILED
     except BrokenPipeError:
-        from harness.cli import pipe_closed
+        from harness.core.commands import pipe_closed
 
         return pipe_closed()
     except KeyboardInterrupt:

@@ -19,13 +19,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from harness.core import settings
+from warehouse import schema
 from warehouse.errors import WarehouseBusy, WarehouseMissing, translate
 from warehouse.lock import WriterLock, describe_holder
 
 log = logging.getLogger(__name__)
 
-ENV_VAR = "HARNESS_WAREHOUSE"
-DEFAULT_FILE = "warehouse.duckdb"
 #: how long a reader retries while a writer holds the file
 READ_TIMEOUT_SECONDS = 5.0
 #: how long a writer waits for the writer lock and for readers to let go
@@ -37,7 +37,7 @@ _view_names = itertools.count()
 
 def default_path() -> Path:
     """``$HARNESS_WAREHOUSE`` if set, else ``warehouse.duckdb`` in the working directory."""
-    return Path(os.environ.get(ENV_VAR) or DEFAULT_FILE)
+    return settings.warehouse_path()
 
 
 def resolve_path(path=None) -> Path:
@@ -162,7 +162,6 @@ def connect(path=None, *, read_only: bool, timeout: float | None = None,
     :data:`WRITE_TIMEOUT_SECONDS`) and creates the file if needed.  With ``check_schema``
     the schema must be up to date (:class:`~warehouse.errors.SchemaOutOfDate` otherwise).
     """
-    from warehouse import schema
 
     path = resolve_path(path)
     if read_only:
@@ -221,3 +220,9 @@ def change_stamp(path=None) -> str:
 
 __all__ = ["Connection", "change_stamp", "connect", "default_path", "identifier",
            "resolve_path"]
+
+
+def migrate(path=None, *, migrations_dir=None, timeout: float | None = None) -> list[schema.Migration]:
+    """Create or update the warehouse at ``path``; returns the migrations applied now."""
+    with connect(path, read_only=False, check_schema=False, timeout=timeout) as conn:
+        return schema.apply_pending(conn, migrations_dir)

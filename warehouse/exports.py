@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from harness.measures import MEASURES
-from harness.report import ALL
+from harness.core.measures import MEASURES
+from harness.claims.metrics import ALL
 from warehouse import queries, schema
 from warehouse.db import connect
 from warehouse.errors import ExportRefused

@@ -1,7 +1,7 @@
 """Reading one results directory into checked, insert-ready Arrow tables (no database).
 
-The harness's own validators come first (:func:`harness.results.load_metrics`,
-:func:`~harness.results.load_per_query`); the checks here are the ones that matter only
+The harness's own validators come first (:func:`harness.evaluation.results.load_metrics`,
+:func:`~harness.evaluation.results.load_per_query`); the checks here are the ones that matter only
 once runs sit side by side in one store: per-query and ranking rows must agree with
 metrics.json about corpus and tier, name measures the claim reports, not repeat a key, and
 average to the claim; runinfo.json must belong to this metrics.json.  Everything is read
@@ -19,12 +19,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.canonical import canonical_json, canonical_line, sha256_file, sha256_text
-from harness.formats import FormatError, read_jsonl
-from harness.records import TIERS, most_restrictive_tier
-from harness.report import ALL
-from harness.results import (METRICS_JSON, PER_QUERY, RANKINGS, RUNINFO, effective_tiers,
-                             index_tier, load_jsonl_rows, load_metrics, load_per_query, run_id)
+from harness.core.canonical import canonical_json, canonical_line, sha256_file, sha256_text
+from harness.core.formats import FormatError, read_jsonl
+from harness.core.tiers import TIERS, most_restrictive_tier
+from harness.claims.metrics import ALL
+from harness.claims.metrics import (METRICS_JSON, PER_QUERY, RANKINGS, RUNINFO, effective_tiers, index_tier, run_id)
+from harness.evaluation.results import load_jsonl_rows, load_metrics, load_per_query
 from warehouse import documents
 from warehouse.errors import IngestRefused
 
@@ -124,7 +124,7 @@ def code_revision() -> str | None:
 
 
 def _check_metrics(metrics: Mapping, path: Path) -> None:
-    """Checks beyond harness.results.validate_metrics that a shared store needs."""
+    """Checks beyond harness.evaluation.results.validate_metrics that a shared store needs."""
     if not isinstance(metrics["control_name"], str) or not metrics["control_name"]:
         refuse(path, "control_name", "must be a non-empty string")
     if not isinstance(metrics["retrieval"], Mapping):
@@ -248,7 +248,7 @@ def _per_query_arrow_schema():
 
 def _fast_per_query(path: Path):
     """per_query.jsonl parsed by Arrow's JSON reader, or None whenever the file might hold
-    anything :func:`harness.results.load_per_query` would refuse or read differently.
+    anything :func:`harness.evaluation.results.load_per_query` would refuse or read differently.
 
     Accepted only if: every line is one JSON object whose fields have the expected types;
     no required field is null or absent (a null ``query_class`` is ambiguous with an absent

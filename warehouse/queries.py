@@ -226,12 +226,12 @@ def fetch_withheld(conn: Connection, runs=None, corpora=None, classes=None, meas
 def comparability(conn: Connection, control: str,
                   run_ids: Iterable[str]) -> dict[str, list[str]]:
     """Run id -> why its deltas against ``control`` are not deltas of one experiment
-    (empty: comparable): ``harness.report.comparability_notes`` over the stored claims
+    (empty: comparable): ``harness.evaluation.rows.comparability_notes`` over the stored claims
     (metric engine, relevance policy, corpus versions, checksums and tiers, granularity,
     scope, stage, and the corpora sharing the index)."""
     import json
 
-    from harness.report import comparability_notes
+    from harness.claims.metrics import comparability_notes
 
     ids = sorted({str(r) for r in run_ids} | {control})
     claims = {rid: json.loads(text) for rid, text in conn.query_all(

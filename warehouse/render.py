@@ -14,7 +14,7 @@ import json
 import math
 from typing import Callable
 
-from harness.canonical import canonical_float
+from harness.core.canonical import canonical_float
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

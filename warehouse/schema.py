@@ -126,11 +126,3 @@ def apply_pending(conn, migrations_dir=None) -> list[Migration]:
                           datetime.now(timezone.utc).replace(tzinfo=None)])
         log.info("applied migration %s to %s", migration.filename, conn.path)
     return pending
-
-
-def migrate(path=None, *, migrations_dir=None, timeout: float | None = None) -> list[Migration]:
-    """Create or update the warehouse at ``path``; returns the migrations applied now."""
-    from warehouse.db import connect
-
-    with connect(path, read_only=False, check_schema=False, timeout=timeout) as conn:
-        return apply_pending(conn, migrations_dir)

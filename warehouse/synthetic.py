@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from harness.records import most_restrictive_tier
+from harness.core.tiers import most_restrictive_tier
 from warehouse import schema
 from warehouse.db import connect
 

@@ -17,12 +17,12 @@ import numpy as np
 from harness.certificates.conformal import (
     GRID_EXPONENTS, Candidates, fit_coverage, quantile_index, split_indices,
 )
-from harness.certificates.data import CalibrationRow, load_calibration_run
+from harness.certificates.data import CalibrationRow, CalibrationRun
 from harness.certificates.documents import SCHEMA_VERSION, with_id
 from harness.certificates.fingerprint import fingerprint_from_metrics, merge_fingerprints
 from harness.certificates.risk import certify_risk, losses_for_context, risk_at
 from harness.certificates.serving import K_MAX, set_size
-from harness.records import most_restrictive_tier
+from harness.core.tiers import most_restrictive_tier
 from harness.stats.intervals import clopper_pearson
 
 DEFAULT_SPLITS = (0.25, 0.35, 0.40)
@@ -51,15 +51,15 @@ class Pool:
     tier: str
 
 
-def load_pool(results_dirs: Sequence) -> Pool:
-    """Read and check the calibration data of every results directory, pooled."""
-    if not results_dirs:
+def pool_runs(runs: Sequence[CalibrationRun], labels: Sequence[str]) -> Pool:
+    """Pool the calibration rows of some runs (``labels`` name them in errors); each query
+    may be calibrated on once."""
+    if not runs:
         raise ValueError("no --run given: a certificate needs at least one results directory")
-    runs = [load_calibration_run(d) for d in results_dirs]
     fingerprint = merge_fingerprints(
         fingerprint_from_metrics(run.metrics, stage=run.stage) for run in runs)
     rows: dict[tuple[str, str], CalibrationRow] = {}
-    for d, run in zip(results_dirs, runs):
+    for d, run in zip(labels, runs):
         for row in run.rows:
             key = (row.corpus, row.query_id)
             if key in rows:

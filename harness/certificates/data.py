@@ -12,7 +12,7 @@ Each line::
 ``harness bench`` builds rows with :func:`calibration_row` and writes them with
 :func:`calibration_text` (into ``write_results(extra_files=...)``) or
 :func:`write_calibration_rows`.  :func:`read_calibration` is strict: a bad line raises
-:class:`~harness.formats.FormatError` naming the file, line and field before anything is used.
+:class:`~harness.core.formats.FormatError` naming the file, line and field before anything is used.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from harness.canonical import canonical_line, sha256_file
+from harness.core.canonical import canonical_line
 from harness.certificates.serving import K_MAX
-from harness.formats import FormatError, _atomic_write_text, read_jsonl
-from harness.records import TIERS
+from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.core.tiers import TIERS
 
 CALIBRATION_JSONL = "calibration.jsonl"
 STAGES: tuple[str, ...] = ("retrieve", "rerank")
@@ -209,38 +209,3 @@ class CalibrationRun:
     @property
     def stage(self) -> str:
         return self.rows[0].stage
-
-
-def load_calibration_run(results_dir) -> CalibrationRun:
-    """Rows of ``results_dir/calibration.jsonl`` checked against its metrics.json.
-
-    Every row's corpus must be listed in metrics.json, with the tier of the run's numbers on
-    it (``harness.results.effective_tiers``: its own, or the shared index's if more
-    restrictive), and the rows' stage must match ``retrieval.stage`` when metrics.json
-    states one.
-    """
-    from harness.results import METRICS_JSON, effective_tiers, load_metrics, run_id
-
-    results_dir = Path(results_dir)
-    metrics = load_metrics(results_dir)
-    path = results_dir / CALIBRATION_JSONL
-    if not path.is_file():
-        raise FormatError(path, None, None,
-                          "no such file: the run recorded no calibration data (rerun the bench)")
-    rows = read_calibration(path)
-    tiers = effective_tiers(metrics)  # a bench run's rows: as restrictive as its shared index
-    for row in rows:
-        if row.corpus not in tiers:
-            raise FormatError(path, row.line, "corpus",
-                              f"corpus {row.corpus!r} is not listed in {METRICS_JSON} "
-                              f"(listed: {sorted(tiers)})")
-        if row.tier != tiers[row.corpus]:
-            raise FormatError(path, row.line, "tier",
-                              f"tier {row.tier!r} differs from {METRICS_JSON}'s tier "
-                              f"{tiers[row.corpus]!r} for corpus {row.corpus!r}")
-    stage = (metrics.get("retrieval") or {}).get("stage")
-    if stage is not None and stage != rows[0].stage:
-        raise FormatError(path, rows[0].line, "stage",
-                          f"rows are from stage {rows[0].stage!r} but {METRICS_JSON} says "
-                          f"retrieval.stage = {stage!r}")
-    return CalibrationRun(tuple(rows), metrics, run_id(metrics), sha256_file(path))

@@ -11,9 +11,9 @@ import math
 from pathlib import Path
 from typing import Mapping
 
-from harness.canonical import canonical_json, sha256_text
-from harness.formats import FormatError, read_json_object, _atomic_write_text
-from harness.records import TIERS
+from harness.core.canonical import canonical_json, sha256_text
+from harness.core.formats import FormatError, read_json_object, _atomic_write_text
+from harness.core.tiers import TIERS
 
 SCHEMA_VERSION = 1
 KINDS: tuple[str, ...] = ("certificate", "ppi")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Mapping, NamedTuple
 
-from harness.canonical import canonical_line
+from harness.core.canonical import canonical_line
 
 FINGERPRINT_FIELDS: tuple[str, ...] = ("corpora", "embedding_models", "arm", "reranker", "stage")
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import norm
 
-from harness.canonical import sha256_file
-from harness.formats import FormatError, read_jsonl
+from harness.core.canonical import sha256_file
+from harness.core.formats import FormatError, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def ppi_document(result: PPIResult, inputs: dict, *, corpus: str | None = None,
                  tier: str = "B") -> dict:
     """The ``kind: ppi`` document of an estimate (canonical, with its ``document_id``)."""
     from harness.certificates.documents import SCHEMA_VERSION, with_id
-    from harness.records import TIERS
+    from harness.core.tiers import TIERS
 
     if tier not in TIERS:
         raise ValueError(f"unknown licence tier {tier!r}; expected one of {sorted(TIERS)}")

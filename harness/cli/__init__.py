@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
-import sys
+
+from harness.core.commands import command_parser, run_command
 
 COMMANDS: dict[str, str] = {
     "score": "harness.cli.score",
@@ -41,22 +41,9 @@ def _available() -> dict[str, object]:
     return found
 
 
-def command_parser(prog: str, description: str, modules) -> argparse.ArgumentParser:
-    """A parser with one sub-command per module (``HELP``, ``add_arguments``, ``run``)."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    for name, module in modules.items():
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(p)
-        p.set_defaults(_run=module.run)
-    return parser
-
-
 def add_licence_arguments(parser, *, when: str = "", tier_note: str = "") -> None:
     """``--licence`` and ``--tier`` for a corpus named on the command line: the tier follows
-    from the licence (``ingestion.registry.declared_tier``) and ``--tier`` may only make it
+    from the licence (``harness.core.tiers.declared_tier``) and ``--tier`` may only make it
     more restrictive.  ``when`` prefixes the help (e.g. "with --qrels: ")."""
     parser.add_argument("--licence", default="unknown",
                         help=f"{when}licence of the corpus (SPDX id, e.g. MIT, CC-BY-4.0); the "
@@ -71,35 +58,6 @@ def add_licence_arguments(parser, *, when: str = "", tier_note: str = "") -> Non
 def build_parser(modules) -> argparse.ArgumentParser:
     return command_parser("python -m harness",
                           "Retrieval evaluation whose numbers are checkable claims.", modules)
-
-
-def pipe_closed() -> int:
-    """The reader of stdout went away (``... | head``): not an error.  Point stdout at
-    /dev/null so the interpreter's final flush cannot raise again; exit 0."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return 0
-
-
-def run_command(args) -> int:
-    """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
-    nothing half-written was kept, a closed output pipe is not an error."""
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
-    try:
-        code = int(args._run(args) or 0)
-        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
-        return code
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return pipe_closed()
-    except KeyboardInterrupt:
-        print("interrupted: nothing half-written was kept", file=sys.stderr)
-        return 130
 
 
 def main(argv=None) -> int:

@@ -33,9 +33,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from harness.canonical import canonical_json
-    from harness.stats.agreement import (DEFAULT_MEASURE, agreement, arms_from_manifest,
-                                         emit_manifest, load_manifest)
+    from harness.core.canonical import canonical_json
+    from harness.evaluation.manifests import arms_from_manifest, emit_manifest, load_manifest
+    from harness.stats.agreement import DEFAULT_MEASURE, agreement
 
     if args.emit_manifest:
         if not args.runs:

@@ -8,8 +8,8 @@ import logging
 import sys
 import time
 
-from harness.answers.answerers import ANSWERERS
-from harness.publish import add_warehouse_arguments, publish_document
+from harness.studies.answers.answerers import ANSWERERS
+from harness.cli.ingest import add_warehouse_arguments, publish_document
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +39,12 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     started = time.perf_counter()
-    from harness.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
-    from harness.answers.document import ANSWERS_JSON, ANSWERS_MD
-    from harness.results import write_directory
-    from harness.answers.pipeline import run_answers
-    from harness.answers.scoring import AnswerPolicy
-    from harness.canonical import canonical_json
+    from harness.studies.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
+    from harness.studies.answers.document import ANSWERS_JSON, ANSWERS_MD
+    from harness.evaluation.results import write_directory
+    from harness.studies.answers.pipeline import run_answers
+    from harness.studies.answers.grading import AnswerPolicy
+    from harness.core.canonical import canonical_json
     from ingestion import load_corpus
 
     policy = AnswerPolicy(args.answer_count_tolerance, args.answer_set_credit)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 
-from harness.publish import add_warehouse_arguments
+from harness.core import settings
+from harness.cli.ingest import add_warehouse_arguments
 
 HELP = "run a retrieval arm (bm25 | vector | hybrid, retrieve | rerank) and score it"
 
 
 def add_arguments(p) -> None:
-    from harness.arms import (
+    from harness.retrieval.arms import (
         COMBINATION_TECHNIQUES,
         FUSION_STRATEGIES,
         GRANULARITIES,
@@ -23,8 +24,8 @@ def add_arguments(p) -> None:
         SCOPES,
         STAGES,
     )
-    from harness.backends import BACKENDS, DEFAULT_BACKEND
-    from harness.measures import DEFAULT_MEASURES
+    from harness.retrieval.backends import BACKENDS, DEFAULT_BACKEND
+    from harness.core.measures import DEFAULT_MEASURES
 
     g = p.add_argument_group("corpora and output")
     g.add_argument("--corpus", action="append", required=True, metavar="KIND:PATH",
@@ -49,6 +50,11 @@ def add_arguments(p) -> None:
                    help="request size (default 48); sets the fusion window "
                         "max(100, min(size*4, 500)), so it is not a truncation knob")
     g.add_argument("--max-words", type=int, default=200, help="chunk size cap in words")
+
+    from harness.retrieval.backends import option_modules
+
+    for name, module in option_modules().items():
+        module.add_arguments(p.add_argument_group(f"--backend {name}"))
 
     g = p.add_argument_group("fusion (--mode hybrid)")
     g.add_argument("--fusion", choices=FUSION_STRATEGIES, default=None,
@@ -124,10 +130,9 @@ def add_arguments(p) -> None:
 
 def run_gate(args) -> int:
     """``--gate``: index once, retrieve and score query by query until the gate decides."""
-    import os
 
-    from harness.bench.config import from_args
-    from harness.bench.gated import GateOptions, run_gated
+    from harness.retrieval.bench.config import from_args
+    from harness.retrieval.bench.gated import GateOptions, run_gated
     from harness.stats.markdown import gate_summary
 
     if args.gate_threshold is None:
@@ -136,7 +141,7 @@ def run_gate(args) -> int:
         raise ValueError("--gate regression needs --gate-control DIR (a recorded control run)")
     control = None
     if args.gate_control:
-        from harness.stats.perquery import recorded_values
+        from harness.evaluation.runs import recorded_values
 
         control = recorded_values(args.gate_control, args.gate_corpus, args.gate_class,
                                   args.gate_measure)[1]
@@ -154,7 +159,7 @@ def run_gate(args) -> int:
         from harness.stats.documents import write_document
 
         write_document(args.gate_out, outcome.result.to_dict())
-    target = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    target = args.summary or settings.step_summary()
     if target:
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
@@ -162,10 +167,10 @@ def run_gate(args) -> int:
 
 
 def run(args) -> int:
-    from harness.bench.config import from_args
-    from harness.bench.runner import run_bench
-    from harness.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
-    from harness.publish import publish
+    from harness.retrieval.bench.config import from_args
+    from harness.retrieval.bench.runner import run_bench
+    from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
+    from harness.cli.ingest import publish
 
     if args.gate:
         try:
@@ -178,7 +183,7 @@ def run(args) -> int:
     cfg = from_args(args)
     control = None
     if cfg.compare:
-        from harness.results import load_metrics
+        from harness.evaluation.results import load_metrics
 
         control = load_metrics(cfg.compare)  # a bad control fails before any work
     try:
@@ -194,7 +199,7 @@ def run(args) -> int:
           f"from cache {emb.get('texts_from_cache', 0)}; retrieval p50 {lat['p50']} ms, "
           f"p95 {lat['p95']} ms at concurrency {lat['concurrency']})")
     if control is not None:
-        from harness.report import compare_table
+        from harness.evaluation.rows import compare_table
 
         print(f"\ncontrol: {control['control_name']}   candidate: {cfg.name()}\n")
         print(compare_table(control, outcome.metrics), end="")

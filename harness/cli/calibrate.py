@@ -35,9 +35,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from harness.certificates.build import (
-        build_coverage_certificate, build_risk_certificate, load_pool,
-    )
+    from harness.certificates.build import build_coverage_certificate, build_risk_certificate
+    from harness.evaluation.runs import load_pool
     from harness.certificates.documents import write_document
 
     fractions = _fractions(args.splits)

@@ -22,12 +22,12 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from harness.certificates.data import CALIBRATION_JSONL, read_calibration
     from harness.certificates.documents import load_certificate
     from harness.certificates.fingerprint import fingerprint_from_metrics
     from harness.certificates.status import bad_events, status
-    from harness.results import load_metrics
+    from harness.evaluation.results import load_metrics
 
     cert = load_certificate(args.certificate)
     current, outcomes = None, None

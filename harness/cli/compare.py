@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.measures import COMPARE_MEASURES
-from harness.report import compare_table
-from harness.results import load_metrics
+from harness.core.measures import COMPARE_MEASURES
+from harness.evaluation.rows import compare_table
+from harness.evaluation.results import load_metrics
 
 HELP = "print the per-corpus, per-class delta table of a candidate against a control"
 

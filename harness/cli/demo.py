@@ -40,6 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+from harness.core import settings
+
 log = logging.getLogger(__name__)
 
 HELP = ("the one-command demo: synthetic corpus (+ QMSum validation split when present) -> "
@@ -142,8 +144,8 @@ def static_model(workdir: Path) -> Path:
     """The ``minilm-static-256`` profile: a model2vec static model distilled once from the
     packaged all-MiniLM-L6-v2 (the same model ``harness migrate`` uses), cached under
     ``workdir/models`` and keyed by the base weights' digest."""
-    from harness.embeddings.profiles import resolve_profile
-    from harness.migration.models import ensure_distilled
+    from harness.retrieval.embeddings.profiles import resolve_profile
+    from harness.retrieval.embeddings.models import ensure_distilled
 
     return ensure_distilled(resolve_profile(STATIC_MODEL), workdir / "models")
 
@@ -155,7 +157,7 @@ def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
     dimension from its config, no prefixes.  Anything else (a profile name such as
     ``minilm``) goes to ``harness bench --model`` as it is.
     """
-    from harness.embeddings.encoders import weights_sha256
+    from harness.retrieval.embeddings.encoders import weights_sha256
 
     path = static_model(workdir) if choice == "static" else Path(choice)
     if path.is_dir() and (path / "config.json").is_file():
@@ -224,7 +226,7 @@ def unchanged(out: Path, inputs: dict) -> bool:
 
 def bench(arm: str, flags: list[str], out: Path, inputs: dict, force: bool) -> bool:
     """Run one arm unless its results exist for these inputs; True when it ran."""
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from harness.cli import main
 
     if not force and unchanged(out, inputs):
@@ -243,7 +245,8 @@ def bench(arm: str, flags: list[str], out: Path, inputs: dict, force: bool) -> b
 
 def intervals(out: Path) -> None:
     """intervals.json beside metrics.json (the same as ``python -m harness intervals DIR``)."""
-    from harness.results import PER_QUERY, load_metrics, load_per_query
+    from harness.claims.metrics import PER_QUERY
+    from harness.evaluation.results import load_metrics, load_per_query
     from harness.stats.documents import INTERVALS_JSON, write_document
     from harness.stats.intervals import row_intervals
 
@@ -258,7 +261,7 @@ def intervals(out: Path) -> None:
 def comparisons(root: Path, runs: dict[str, Path]) -> Path:
     """Every arm of a family against the control in one document (Holm spans them)."""
     from harness.stats.documents import write_document
-    from harness.stats.randomization import compare_runs
+    from harness.evaluation.runs import compare_runs
 
     arms = [runs[a] for a, (_, family, _) in ARMS.items() if family is not None]
     doc = compare_runs(runs[CONTROL], arms, seed=SEED)
@@ -267,8 +270,9 @@ def comparisons(root: Path, runs: dict[str, Path]) -> Path:
 
 def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -> list[Path]:
     """The manifest of the demo's families and one agreement document per class."""
-    from harness.canonical import canonical_json
-    from harness.stats.agreement import agreement, arms_from_manifest
+    from harness.core.canonical import canonical_json
+    from harness.evaluation.manifests import arms_from_manifest
+    from harness.stats.agreement import agreement
     from harness.stats.documents import MANIFEST_KIND, write_document
 
     families: dict[str, list[dict]] = {}
@@ -292,8 +296,8 @@ def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -
 def certificates(root: Path, runs: dict[str, Path]) -> list[Path]:
     """Coverage certificates of the control (chunks) and of its file-granularity twin, and
     a risk certificate of the latter (alpha 0.1; target 0.1 at delta 0.1; seed 0)."""
-    from harness.certificates.build import (build_coverage_certificate, build_risk_certificate,
-                                            load_pool)
+    from harness.certificates.build import build_coverage_certificate, build_risk_certificate
+    from harness.evaluation.runs import load_pool
     from harness.certificates.documents import write_document
 
     out = []
@@ -312,8 +316,8 @@ def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
     """answers.json of each demo answerer over the synthetic corpus (``python -m harness
     answer``, transcript store ``store``), unless its answerer and corpus checksum are
     unchanged.  Returns the documents and the answerers that ran."""
-    from harness.answers.document import ANSWERS_JSON
-    from harness.canonical import canonical_json
+    from harness.studies.answers.document import ANSWERS_JSON
+    from harness.core.canonical import canonical_json
     from harness.cli import main
 
     documents, ran = [], []
@@ -358,7 +362,7 @@ def serve(db: Path, port: int) -> int:
     if not port_free(port):
         raise ValueError(f"port {port} on 127.0.0.1 is in use (another dashboard?); "
                          "pass --port N or --no-serve")
-    env = {**os.environ, "HARNESS_WAREHOUSE": str(db)}
+    env = {**os.environ, settings.WAREHOUSE: str(db)}
     command = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
                "--server.address", "127.0.0.1", "--server.port", str(port),
                "--server.headless", "true", "--browser.gatherUsageStats", "false"]
@@ -394,10 +398,9 @@ def run(args) -> int:
     from warehouse import ingest_document, ingest_results
 
     started = time.monotonic()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    settings.go_offline()
     workdir = Path(args.workdir).absolute()
-    db = Path(args.db or os.environ.get("HARNESS_WAREHOUSE") or "warehouse.duckdb").absolute()
+    db = Path(args.db or settings.warehouse_path()).absolute()
     qmsum = qmsum_corpus(args)
     steps = ["corpora", "model", *(f"bench {a}" for a in ARMS), "intervals", "comparisons",
              *(["agreement"] if qmsum else []), "certificates", "answers", "warehouse"]

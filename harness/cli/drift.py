@@ -27,7 +27,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from harness.certificates.drift import SCENARIOS, format_table, simulate
 
     scenarios = args.scenario or sorted(SCENARIOS)

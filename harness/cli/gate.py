@@ -13,11 +13,11 @@ tier A shows the verdict only and withholds every measured number, unless
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from harness.core import settings
 from harness.cli import add_licence_arguments
-from harness.records import most_restrictive_tier
+from harness.core.tiers import most_restrictive_tier
 
 HELP = "gate a measure on a threshold (point | ci-lower | regression | sequential); exit 0 pass, 1 fail"
 
@@ -55,7 +55,8 @@ def add_arguments(p) -> None:
 
 
 def _results_stream(args):
-    from harness.results import PER_QUERY, load_metrics, load_per_query
+    from harness.claims.metrics import PER_QUERY
+    from harness.evaluation.results import load_metrics, load_per_query
     from harness.stats.intervals import MEAN_TOLERANCE
     from harness.stats.perquery import PerQueryIndex, default_slice_corpus
     from harness.stats.sequential import QueryStream
@@ -78,17 +79,16 @@ def _results_stream(args):
 
 def _qrels_stream(args):
     from harness.cli.score import read_query_classes
-    from harness.formats import read_qrels, read_run
-    from harness.measures import resolve
-    from harness.stats.sequential import QueryStream
-
-    from ingestion.registry import declared_tier
+    from harness.core.formats import read_qrels, read_run
+    from harness.core.measures import resolve
+    from harness.core.tiers import declared_tier
+    from harness.evaluation.runs import scored_stream
 
     resolve([args.measure])
-    tier, _ = declared_tier(args.licence, args.tier)
+    corpus = args.corpus_name or Path(args.qrels).stem
+    tier, _ = declared_tier(args.licence, args.tier, corpus)
     qrels = read_qrels(args.qrels).judgements
     run = read_run(args.run)
-    corpus = args.corpus_name or Path(args.qrels).stem
     if args.corpus and args.corpus != corpus:
         raise ValueError(f"--corpus {args.corpus!r} does not name the qrels corpus {corpus!r} "
                          "(set it with --corpus-name)")
@@ -101,17 +101,17 @@ def _qrels_stream(args):
         if not ids:
             raise ValueError(f"{args.query_classes}: no qrels query has class {args.query_class!r}")
     seed = args.seed if args.policy == "sequential" else None
-    stream = QueryStream.from_qrels_run(qrels, run, args.measure, binary=args.binary_relevance,
-                                        preserve_order=args.preserve_order, seed=seed, query_ids=ids,
-                                        label=f"{args.qrels} x {args.run}")
+    stream = scored_stream(qrels, run, args.measure, binary=args.binary_relevance,
+                           preserve_order=args.preserve_order, seed=seed, query_ids=ids,
+                           label=f"{args.qrels} x {args.run}")
     return corpus, tier, stream
 
 
 def slice_tier(metrics, corpus: str) -> str:
     """The tier of a results directory's numbers on ``corpus`` (``a+b`` pooled): the most
-    restrictive effective tier of its corpora (:func:`harness.results.effective_tiers`);
+    restrictive effective tier of its corpora (:func:`harness.evaluation.results.effective_tiers`);
     a corpus the run does not list fails closed (B)."""
-    from harness.results import effective_tiers
+    from harness.claims.metrics import effective_tiers
 
     tiers = effective_tiers(metrics)
     return most_restrictive_tier(tiers.get(name, "B") for name in corpus.split("+"))
@@ -119,8 +119,8 @@ def slice_tier(metrics, corpus: str) -> str:
 
 def _control_values(args, corpus) -> tuple[dict, str]:
     """The control's values on the slice, keyed by ``(corpus, query_id)``, and their tier."""
-    from harness.results import load_metrics
-    from harness.stats.perquery import recorded_values
+    from harness.evaluation.results import load_metrics
+    from harness.evaluation.runs import recorded_values
 
     values = recorded_values(args.control, corpus, args.query_class, args.measure)[1]
     return values, slice_tier(load_metrics(args.control), corpus)
@@ -164,12 +164,12 @@ def run(args) -> int:
     result.extra["tier"] = tier
     summary = gate_summary(result, internal=args.summary_internal)
     if args.json:
-        from harness.canonical import canonical_json
+        from harness.core.canonical import canonical_json
 
         print(canonical_json(gate_document(result, tier)), end="")
     else:
         print(summary, end="")
-    target = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    target = args.summary or settings.step_summary()
     if target:
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")

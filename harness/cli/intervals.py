@@ -66,7 +66,8 @@ def _replaced_family(path: Path, comparisons: dict) -> str | None:
 
 
 def run(args) -> int:
-    from harness.results import PER_QUERY, load_metrics, load_per_query
+    from harness.claims.metrics import PER_QUERY
+    from harness.evaluation.results import load_metrics, load_per_query
     from harness.stats.documents import COMPARISONS_JSON, INTERVALS_JSON, write_document
     from harness.stats.intervals import row_intervals
     from harness.stats.markdown import comparisons_table, intervals_table
@@ -84,7 +85,7 @@ def run(args) -> int:
         runs.append((results, metrics, doc))
     comparisons = None
     if args.control:
-        from harness.stats.randomization import compare_runs
+        from harness.evaluation.runs import compare_runs
 
         comparisons = compare_runs(args.control, dirs, args.measures, seed=args.seed,
                                    permutations=args.permutations, alpha=args.alpha,

@@ -13,7 +13,8 @@ written but not ingested (the warehouse was busy; the retry command is printed).
 
 from __future__ import annotations
 
-from harness.publish import add_warehouse_arguments
+from harness.core import settings
+from harness.cli.ingest import add_warehouse_arguments
 
 HELP = ("embedding-model migration: adapted recall retention (T0/T1) with intervals, "
         "baselines, upgrade gain and a decision (keep / bridge / re-index)")
@@ -73,16 +74,15 @@ def provenance(encoder, profile) -> dict:
 
 def run(args) -> int:
     import logging
-    import os
     import time
     from pathlib import Path
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from harness.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
-    from harness.migration.models import MODELS_DIR, open_encoders, resolve_model
-    from harness.migration.report import summary_lines, write_report
-    from harness.migration.study import StudyOptions, run_study
-    from harness.publish import publish_document
+    settings.go_offline()
+    from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
+    from harness.retrieval.embeddings.models import MODELS_DIR, open_encoders, resolve_model
+    from harness.studies.embedding_migration.document import summary_lines, write_report
+    from harness.studies.embedding_migration.study import StudyOptions, run_study
+    from harness.cli.ingest import publish_document
     from ingestion import load_corpus
     from ingestion.chunking import chunk_corpus
     from ingestion.judgements import judge

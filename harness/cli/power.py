@@ -36,8 +36,8 @@ def add_arguments(p) -> None:
 
 
 def _row_slice(results, corpus, query_class):
-    from harness.report import pooled_name
-    from harness.results import load_metrics
+    from harness.claims.metrics import pooled_name
+    from harness.evaluation.results import load_metrics
 
     metrics = load_metrics(results)
     corpora = sorted({c for r in metrics["rows"] for c in str(r["corpus"]).split("+")})
@@ -52,7 +52,8 @@ def _row_slice(results, corpus, query_class):
 def _pilot_sd(args, corpus):
     import numpy as np
 
-    from harness.results import PER_QUERY, load_per_query
+    from harness.claims.metrics import PER_QUERY
+    from harness.evaluation.results import load_per_query
     from harness.stats.perquery import PerQueryIndex
 
     pilot = PerQueryIndex(load_per_query(args.pilot), source=f"{args.pilot}/{PER_QUERY}")
@@ -83,7 +84,7 @@ def _pilot_sd(args, corpus):
 
 
 def run(args) -> int:
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from harness.stats.markdown import audit_text, power_text
     from harness.stats.power import audit, power_report
 
@@ -99,8 +100,8 @@ def run(args) -> int:
         raise ValueError("--pilot-control needs --pilot")
     corpus = args.corpus
     if args.qrels:
-        from harness.formats import read_qrels
-        from harness.scoring import prepare_qrels
+        from harness.core.formats import read_qrels
+        from harness.evaluation.scoring import prepare_qrels
 
         judgeable, dropped, _ = prepare_qrels(read_qrels(args.qrels).judgements)
         n = len(judgeable)

@@ -26,9 +26,9 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from harness.certificates.documents import with_id, write_document
     from harness.certificates.ppi import ppi_document, ppi_from_files
-    from ingestion.registry import declared_tier
+    from harness.core.tiers import declared_tier
 
-    tier, evidence = declared_tier(args.licence, args.tier)
+    tier, evidence = declared_tier(args.licence, args.tier, args.corpus)
     if tier == "A" and not args.corpus:
         raise ValueError("tier A needs the corpus named (--corpus NAME): a publishable number "
                          "says what it was measured on")

@@ -6,14 +6,15 @@ import logging
 import time
 from pathlib import Path
 
-from harness.canonical import sha256_file
+from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments
-from harness.formats import FormatError, read_qrels, read_run, _lines
-from harness.measures import DEFAULT_MEASURES, resolve
-from harness.publish import add_warehouse_arguments, publish
-from harness.report import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.results import SCHEMA_VERSION, write_results
-from harness.scoring import metric_engine_block, score
+from harness.core.formats import FormatError, read_qrels, read_run, _lines
+from harness.core.measures import DEFAULT_MEASURES, resolve
+from harness.cli.ingest import add_warehouse_arguments, publish
+from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
+from harness.claims.metrics import SCHEMA_VERSION
+from harness.evaluation.results import write_results
+from harness.evaluation.scoring import metric_engine_block, score
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +55,13 @@ def read_query_classes(path) -> dict[str, str]:
 
 def run(args) -> int:
     started = time.perf_counter()
-    from ingestion.registry import declared_tier
+    from harness.core.tiers import declared_tier
 
-    tier, evidence = declared_tier(args.licence, args.tier)
+    corpus = args.corpus_name or Path(args.qrels).stem
+    tier, evidence = declared_tier(args.licence, args.tier, corpus)
     measures = resolve(args.measures)
     qrels_file = read_qrels(args.qrels)
     run_docs = read_run(args.run)
-    corpus = args.corpus_name or Path(args.qrels).stem
     classes = read_query_classes(args.query_classes) if args.query_classes else {}
     strays = sorted(set(classes) - set(qrels_file.judgements))
     if strays:

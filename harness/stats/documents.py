@@ -1,6 +1,6 @@
 """The documents the statistics write: kinds, schema version, atomic claim-file writes.
 
-Each document is canonical JSON (:mod:`harness.canonical`) carrying ``kind`` and
+Each document is canonical JSON (:mod:`harness.core.canonical`) carrying ``kind`` and
 ``schema_version`` so the warehouse can route and validate it.  Claim files written into a
 results directory are replaced atomically: a reader sees the old file or the new one, never
 half of one.
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from harness.canonical import canonical_json
+from harness.core.canonical import canonical_json
 
 SCHEMA_VERSION = 1
 

@@ -32,8 +32,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.measures import MEASURES
-from harness.results import run_id
+from harness.core.measures import MEASURES
+from harness.claims.metrics import run_id
 from harness.stats.documents import INTERVALS_KIND, SCHEMA_VERSION
 from harness.stats.perquery import PerQueryIndex
 from harness.stats.seeding import STREAM_RULE, check_seed, derive_rng
@@ -299,7 +299,7 @@ def binary_interval(values: Sequence[float], confidence: float = 0.95, what: str
 
 
 #: prefix of the file-level measures a chunk-granularity run adds (``file:Success@1``);
-#: :data:`harness.bench.levels.FILE_PREFIX` names the same string
+#: :data:`harness.retrieval.bench.levels.FILE_PREFIX` names the same string
 FILE_PREFIX = "file:"
 
 

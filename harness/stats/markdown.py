@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from harness.report import md_escape
+from harness.core.markdown import md_escape
 
 
 def _f(value, digits: int = 4) -> str:

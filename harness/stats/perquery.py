@@ -4,7 +4,7 @@ A metric row ``(corpus, query_class)`` of metrics.json is a mean over a set of q
 statistics need that set's per-query values as a vector, in a fixed order, so a seeded
 resample means the same thing on every run.  Queries are keyed by ``(corpus, query_id)``
 (query ids are unique within a corpus, not across corpora) and vectors are ordered by that
-key.  A query with no class counts only towards ``all``, exactly as :func:`harness.report.build_rows`
+key.  A query with no class counts only towards ``all``, exactly as :func:`harness.evaluation.rows.build_rows`
 counts it.
 """
 
@@ -15,8 +15,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from harness.records import most_restrictive_tier
-from harness.report import ALL, pooled_name
+from harness.core.tiers import most_restrictive_tier
+from harness.claims.metrics import ALL, pooled_name
 
 QueryKey = tuple[str, str]
 _FIELDS = ("corpus", "tier", "query_id", "measure", "value")
@@ -158,14 +158,3 @@ def default_slice_corpus(corpora) -> str:
     """The corpus a slice defaults to: the only one, else all of them pooled."""
     corpora = sorted(corpora)
     return corpora[0] if len(corpora) == 1 else pooled_name(corpora)
-
-
-def recorded_values(results_dir, corpus: str | None, query_class: str,
-                    measure: str) -> tuple[str, dict]:
-    """``(corpus, {(corpus, query_id): value})`` of a recorded run's slice (a control)."""
-    from harness.results import PER_QUERY, load_per_query
-
-    index = PerQueryIndex(load_per_query(results_dir), source=f"{results_dir}/{PER_QUERY}")
-    corpus = corpus or default_slice_corpus(index.corpora)
-    sel = index.select(corpus, query_class, measure)
-    return corpus, dict(zip(sel.keys, sel.values.tolist()))

@@ -36,14 +36,12 @@ import logging
 import math
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.records import most_restrictive_tier
-from harness.report import comparability_notes
-from harness.results import METRICS_JSON, PER_QUERY, load_metrics, load_per_query, run_id
+from harness.core.tiers import most_restrictive_tier
+from harness.claims.metrics import comparability_notes
 from harness.stats.documents import COMPARISONS_KIND, SCHEMA_VERSION
 from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
                                      resample_sums)
@@ -280,29 +278,27 @@ def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
 # --------------------------------------------------------------------------- comparisons.json
 
 
-@dataclass
-class _Run:
-    path: Path
+@dataclass(frozen=True)
+class RunValues:
+    """One run's claim and per-query values, as a comparison reads them
+    (:func:`harness.evaluation.runs.load_run_values` reads one from a results directory).
+    ``claim_source`` and ``values_source`` name the files, for error messages."""
+
     name: str
     run_id: str
     index: PerQueryIndex
     metrics: dict
-
-
-def _load_run(results_dir) -> _Run:
-    path = Path(results_dir)
-    metrics = load_metrics(path)
-    index = PerQueryIndex(load_per_query(path), source=str(path / PER_QUERY))
-    return _Run(path, str(metrics["control_name"]), run_id(metrics), index, metrics)
+    claim_source: str
+    values_source: str
 
 
 def provenance_differences(control: Mapping, arm: Mapping) -> list[str]:
     """Why two runs' per-query values are not two measurements of the same thing; empty
     when they are comparable.
 
-    The notes :func:`harness.report.comparability_notes` gives ``harness compare``: metric
+    The notes :func:`harness.evaluation.rows.comparability_notes` gives ``harness compare``: metric
     engine, relevance policy, each shared corpus's version, checksum and tier
-    (:func:`harness.report.provenance_notes`), retrieval granularity, scope and stage, and
+    (:func:`harness.evaluation.rows.provenance_notes`), retrieval granularity, scope and stage, and
     the corpora sharing the index.  The arms' own knobs (mode, legs, fusion, size) may differ:
     they are what a comparison is about.
     """
@@ -310,20 +306,20 @@ def provenance_differences(control: Mapping, arm: Mapping) -> list[str]:
             for note in comparability_notes(control, arm)]
 
 
-def _check_comparable(control: _Run, arm: _Run) -> None:
+def _check_comparable(control: RunValues, arm: RunValues) -> None:
     if arm.run_id == control.run_id:
-        raise ValueError(f"{arm.path / METRICS_JSON}: arm {arm.name!r} is the control run itself "
+        raise ValueError(f"{arm.claim_source}: arm {arm.name!r} is the control run itself "
                          f"(run id {arm.run_id[:12]})")
     differences = provenance_differences(control.metrics, arm.metrics)
     if differences:
         raise ValueError(
-            f"{arm.path / METRICS_JSON}: arm {arm.name!r} and control {control.name!r} "
-            f"({control.path / METRICS_JSON}) measured different things: "
+            f"{arm.claim_source}: arm {arm.name!r} and control {control.name!r} "
+            f"({control.claim_source}) measured different things: "
             f"{'; '.join(differences)}; a paired test between them compares the measurements, "
             f"not the arms")
 
 
-def _check_paired(control: _Run, arm: _Run) -> None:
+def _check_paired(control: RunValues, arm: RunValues) -> None:
     """The arm must have scored exactly the control's queries, in the same classes."""
     for corpus in sorted(set(control.index.corpora) | set(arm.index.corpora)):
         ctl_keys = set(control.index.keys(corpus, "all")) if corpus in control.index.corpora else set()
@@ -331,19 +327,20 @@ def _check_paired(control: _Run, arm: _Run) -> None:
         if ctl_keys != arm_keys:
             only_ctl, only_arm = sorted(ctl_keys - arm_keys), sorted(arm_keys - ctl_keys)
             raise ValueError(
-                f"{arm.path / PER_QUERY}: arm {arm.name!r} did not score the control's queries on "
+                f"{arm.values_source}: arm {arm.name!r} did not score the control's queries on "
                 f"corpus {corpus!r}: {len(only_ctl)} only in the control {[q for _, q in only_ctl[:3]]}, "
                 f"{len(only_arm)} only in the arm {[q for _, q in only_arm[:3]]}; a delta over different "
                 f"query sets is not paired")
         for key in sorted(ctl_keys):
             if control.index.query_class(key) != arm.index.query_class(key):
                 raise ValueError(
-                    f"{arm.path / PER_QUERY}: query {key[1]!r} of corpus {key[0]!r} has class "
+                    f"{arm.values_source}: query {key[1]!r} of corpus {key[0]!r} has class "
                     f"{arm.index.query_class(key)!r} in arm {arm.name!r} but "
                     f"{control.index.query_class(key)!r} in the control")
 
 
-def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None = None, *,
+def compare_runs(control: RunValues, arms: Sequence[RunValues],
+                 measures: Iterable[str] | None = None, *,
                  seed: int = 0, permutations: int = 10000, alpha: float = 0.05,
                  confidence: float = 0.95, resamples: int = 10000, interval_method: str = "bca",
                  exact_max: int = EXACT_MAX_DISCORDANT, progress: bool | None = None) -> dict:
@@ -366,10 +363,8 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
         raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
     if interval_method not in METHODS:
         raise ValueError(f"unknown bootstrap method {interval_method!r}; known: {sorted(METHODS)}")
-    if not arm_dirs:
+    if not arms:
         raise ValueError("compare_runs needs at least one arm")
-    control = _load_run(control_dir)
-    arms = [_load_run(d) for d in arm_dirs]
     names = [a.name for a in arms]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -380,7 +375,7 @@ def compare_runs(control_dir, arm_dirs: Sequence, measures: Iterable[str] | None
     measures = list(control.index.measures() if measures is None else measures)
     for m in measures:
         if m not in control.index.measures():
-            raise ValueError(f"{control.path / PER_QUERY}: no per-query values for measure {m!r}; "
+            raise ValueError(f"{control.values_source}: no per-query values for measure {m!r}; "
                              f"recorded: {list(control.index.measures())}")
     order = sorted(range(len(arms)), key=lambda i: arms[i].name)
     arms = [arms[i] for i in order]

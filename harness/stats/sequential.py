@@ -199,26 +199,3 @@ class QueryStream:
                     label: str = "stored values") -> "QueryStream":
         """A stream over values already computed (a results directory): ``precomputed``."""
         return cls(values.keys(), values.__getitem__, seed=seed, label=label, precomputed=True)
-
-    @classmethod
-    def from_qrels_run(cls, qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, list],
-                       measure: str, *, binary: bool = False, preserve_order: bool = False,
-                       seed: int | None = None, query_ids: Iterable[str] | None = None,
-                       label: str = "qrels/run") -> "QueryStream":
-        """A stream that scores each query lazily: one-query qrels and run through
-        :func:`harness.scoring.score` per value, so an early stop scores fewer queries."""
-        from harness import scoring
-
-        ids = list(qrels) if query_ids is None else list(query_ids)
-        missing = sorted(set(ids) - set(qrels))
-        if missing:
-            raise ValueError(f"{label}: queries {missing[:5]} are not in the qrels")
-
-        def value_of(query_id: str) -> float | None:
-            one_run = {query_id: run[query_id]} if query_id in run else {}
-            result = scoring.score({query_id: qrels[query_id]}, one_run, [measure],
-                                   binary=binary, preserve_order=preserve_order)
-            values = result.per_query.get(query_id)
-            return None if values is None else values[measure]
-
-        return cls(ids, value_of, seed=seed, label=label)

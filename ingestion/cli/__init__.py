@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from harness.cli import command_parser, run_command
+from harness.core.commands import command_parser, run_command
 
 COMMANDS: dict[str, str] = {
     "sources": "ingestion.cli.sources",

@@ -18,7 +18,7 @@ def _fmt(value, digits=3):
 
 
 def run(args) -> int:
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from ingestion import load_corpus
     from ingestion.composition import composition
 

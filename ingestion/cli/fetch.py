@@ -41,7 +41,7 @@ def run(args) -> int:
         return 0
     from pathlib import Path
 
-    from ingestion.registry import SOURCES
+    from harness.core.sources import SOURCES
 
     for entry in f.fetch(args.corpus, dest, accept_noncommercial=args.accept_noncommercial,
                          timeout=args.timeout):

@@ -12,14 +12,15 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import dataclasses
 
-    from harness.canonical import canonical_json
-    from ingestion.registry import SOURCES
+    from harness.core.canonical import canonical_json
+    from harness.core.sources import SOURCES
+    from harness.core.tiers import source_tier
 
     if args.json:
-        rows = {name: {**dataclasses.asdict(s), "tier": s.tier} for name, s in SOURCES.items()}
+        rows = {name: {**dataclasses.asdict(s), "tier": source_tier(s)} for name, s in SOURCES.items()}
         print(canonical_json(rows), end="")
         return 0
     for name in sorted(SOURCES):
         s = SOURCES[name]
-        print(f"{name:24} {s.tier}  {s.licence:34} {s.evidence}")
+        print(f"{name:24} {source_tier(s)}  {s.licence:34} {s.evidence}")
     return 0

@@ -12,7 +12,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from ingestion import load_corpus
     from ingestion.stats import corpus_stats
 

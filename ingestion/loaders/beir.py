@@ -7,7 +7,7 @@ Only queries judged in the chosen split are loaded; their judgements become ``go
 ``gold_files``.  The corpus is named ``beir-<folder>`` and matched to the registry by that
 name, but a registered publishable licence is attributed only with evidence tied to the
 files (a fetch manifest whose digest matches, or a licence file in the dataset folder
-naming it: :func:`ingestion.registry.source_info`); an unregistered or unproven dataset
+naming it: :func:`ingestion.attribution.source_info`); an unregistered or unproven dataset
 gets licence ``unknown``, tier B.  Query and document ids are
 kept exactly as BEIR publishes them, so external runs score directly.
 """
@@ -17,11 +17,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.formats import FormatError, read_beir_qrels, read_jsonl, require_field
-from harness.records import Query
+from harness.core.formats import FormatError, read_beir_qrels, read_jsonl, require_field
+from harness.core.records import Query
 from ingestion.corpus import DOCUMENTS, Corpus, Document
 from ingestion.digest import corpus_sha256
-from ingestion.registry import source_info
+from ingestion.attribution import source_info
 
 
 def dataset_name(folder: Path, prefix: str) -> str:

@@ -15,7 +15,7 @@ timestamps and no recorded dates: timings are synthesised from word counts
 (:mod:`ingestion.timing`, ``timing="synthetic"``) and meetings stay undated.
 
 The registered licence (MIT) is attributed only with evidence tied to the content
-(:func:`ingestion.registry.source_info`): upstream's LICENSE file in the repository root
+(:func:`ingestion.attribution.source_info`): upstream's LICENSE file in the repository root
 (:func:`repository_root`), or a fetch manifest whose digest matches; otherwise the corpus is
 tier B, licence unknown.
 """
@@ -28,11 +28,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.formats import FormatError, read_json_object
-from harness.records import Query
+from harness.core.formats import FormatError, read_json_object
+from harness.core.records import Query
 from ingestion.corpus import MEETING, Corpus, FileRecord, Turn
 from ingestion.digest import corpus_sha256
-from ingestion.registry import source_info
+from ingestion.attribution import source_info
 from ingestion.timing import WORDS_PER_SECOND, sequential_timings
 
 log = logging.getLogger(__name__)

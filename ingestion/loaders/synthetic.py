@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.formats import FormatError, read_json_object, read_jsonl
-from harness.records import Query
+from harness.core.formats import FormatError, read_json_object, read_jsonl
+from harness.core.records import Query
 from ingestion.corpus import MEETING, Corpus, FileRecord, Turn
 from ingestion.digest import corpus_sha256
-from ingestion.registry import generated_source_info
+from ingestion.attribution import generated_source_info
 from ingestion.synthetic import spec
 
 

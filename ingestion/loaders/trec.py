@@ -21,7 +21,7 @@ import html
 import re
 from pathlib import Path
 
-from harness.formats import FormatError, read_jsonl, read_trec_qrels, require_field
+from harness.core.formats import FormatError, read_jsonl, read_trec_qrels, require_field
 from ingestion.corpus import Corpus, Document
 from ingestion.loaders.beir import build_document_corpus, dataset_name, read_query_texts
 

@@ -37,7 +37,7 @@ def _is_synthetic_dir(path: Path) -> bool:
 
 
 def _write(tmp: Path, records: dict[str, dict], queries: list[dict]) -> dict[str, str]:
-    from harness.canonical import canonical_json, canonical_line, sha256_file
+    from harness.core.canonical import canonical_json, canonical_line, sha256_file
     from ingestion.synthetic import spec
 
     (tmp / spec.MEETINGS_DIR).mkdir(parents=True)
@@ -88,7 +88,7 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
     Two runs with the same arguments write byte-identical files.  ``out_dir`` must not exist,
     be empty, or hold an earlier synthetic corpus (which is replaced).
     """
-    from harness.canonical import canonical_json
+    from harness.core.canonical import canonical_json
     from ingestion.synthetic import budget as budget_mod
     from ingestion.synthetic import spec
     from ingestion.synthetic.generator import build, meeting_record

@@ -12,19 +12,16 @@ digest) is a no-op.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from harness.core import settings
 from ingestion.transcripts import schema
 
 log = logging.getLogger(__name__)
 
-#: the warehouse's location variable; the store lives beside the warehouse file
-WAREHOUSE_ENV = "HARNESS_WAREHOUSE"
-WAREHOUSE_DEFAULT = "warehouse.duckdb"
 STORE_FILE = "transcripts.sqlite"
 
 #: rows per INSERT batch while filling
@@ -33,8 +30,7 @@ BATCH = 5000
 
 def default_url(warehouse=None) -> str:
     """``sqlite:///`` URL of ``transcripts.sqlite`` beside the warehouse file."""
-    base = Path(warehouse) if warehouse is not None else Path(
-        os.environ.get(WAREHOUSE_ENV) or WAREHOUSE_DEFAULT)
+    base = Path(warehouse) if warehouse is not None else settings.warehouse_path()
     return "sqlite:///" + str(base.with_name(STORE_FILE))
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pages import PAGES
+from dashboard import PAGES
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import Query
+from harness.core.records import Query
 from ingestion.chunking import chunk_corpus, split_sentences, split_turn_text
 from ingestion.corpus import DOCUMENTS, MEETING, Corpus, Document, FileRecord, SourceInfo, Turn
 

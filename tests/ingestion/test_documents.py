@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness.formats import FormatError
+from harness.core.formats import FormatError
 from ingestion import load_corpus
 from ingestion.chunking import chunk_corpus
 from ingestion.judgements import judge

@@ -13,7 +13,7 @@ import pytest
 
 from ingestion import fetch as f
 from ingestion.cli import main
-from ingestion.registry import Artefact, Source
+from harness.core.sources import Artefact, Source
 
 from .helpers import qmsum_meeting, write_beir, write_json
 

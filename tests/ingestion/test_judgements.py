@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.records import Chunk, Query
+from harness.core.records import Chunk, Query
 from ingestion.chunking import chunk_corpus
 from ingestion.corpus import DOCUMENTS, MEETING, Corpus, Document, FileRecord, SourceInfo, Turn
 from ingestion.judgements import RelevancePolicy, file_qrels, judge

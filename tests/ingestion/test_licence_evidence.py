@@ -15,7 +15,7 @@ import pytest
 from ingestion import load_corpus
 from ingestion.evidence import manifest_evidence, names_licence
 from ingestion.fetch import fetch, register_dir
-from ingestion.registry import Artefact, Source
+from harness.core.sources import Artefact, Source
 
 from .helpers import qmsum_meeting, write_beir, write_json
 

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from harness.records import TIERS
-from ingestion.registry import (
-    SOURCES, Artefact, Source, UnknownSourceError, lookup, source_info, tier_for_licence,
-)
+from harness.core.tiers import TIERS, source_tier
+from harness.core.sources import SOURCES, Artefact, Source, UnknownSourceError, lookup
+from harness.core.tiers import tier_for_licence
+from ingestion.attribution import source_info
 
 
 def _restrictive(licence: str) -> bool:
@@ -27,14 +27,14 @@ def test_every_source_has_licence_tier_evidence_and_citation():
         assert source.licence.strip(), name
         assert source.evidence.strip(), name
         assert source.citation.strip(), name
-        assert source.tier in TIERS, name
+        assert source_tier(source) in TIERS, name
 
 
 def test_restrictive_or_unknown_licences_are_never_tier_a():
     restrictive = [s for s in SOURCES.values() if _restrictive(s.licence)]
     assert restrictive, "the registry must hold non-commercial and unknown sources"
     for source in restrictive:
-        assert source.tier != "A", f"{source.name} ({source.licence}) must not be publishable"
+        assert source_tier(source) != "A", f"{source.name} ({source.licence}) must not be publishable"
 
 
 @pytest.mark.parametrize("name, licence, tier", [
@@ -51,30 +51,30 @@ def test_restrictive_or_unknown_licences_are_never_tier_a():
 ])
 def test_issue_sources_are_registered_with_their_traced_licence(name, licence, tier):
     source = lookup(name)
-    assert (source.licence, source.tier) == (licence, tier)
+    assert (source.licence, source_tier(source)) == (licence, tier)
 
 
 def test_platform_metadata_never_overrides_the_licence():
     # the archive host says cc-by-4.0; the archive's own LICENSE.txt says NC-ND
     assert "cc-by-4.0" in SOURCES["meetingbank"].platform_metadata
-    assert SOURCES["meetingbank"].tier == "B"
+    assert source_tier(SOURCES["meetingbank"]) == "B"
     # BeIR hub tags say cc-by-sa-4.0 on every dataset, MS MARCO included
     assert "cc-by-sa-4.0" in SOURCES["beir-msmarco"].platform_metadata
-    assert SOURCES["beir-msmarco"].tier == "B"
+    assert source_tier(SOURCES["beir-msmarco"]) == "B"
     # an empty hub field over a research-only statement
-    assert SOURCES["omnidocbench"].tier == "B"
-    assert SOURCES["elitr"].tier == "B"
+    assert source_tier(SOURCES["omnidocbench"]) == "B"
+    assert source_tier(SOURCES["elitr"]) == "B"
 
 
 def test_the_two_ami_releases_are_distinct_sources_with_different_tiers():
-    assert (SOURCES["ami"].tier, SOURCES["ami-openslr"].tier) == ("A", "B")
+    assert (source_tier(SOURCES["ami"]), source_tier(SOURCES["ami-openslr"])) == ("A", "B")
     assert SOURCES["ami"].artefacts[0].url != (SOURCES["ami-openslr"].homepage or "")
 
 
 def test_beir_datasets_are_registered_individually():
     beir = {n for n in SOURCES if n.startswith("beir-")}
     assert {"beir-msmarco", "beir-scifact", "beir-nfcorpus", "beir-fiqa", "beir-hotpotqa"} <= beir
-    unobtainable = {n for n in beir if SOURCES[n].tier == "C"}
+    unobtainable = {n for n in beir if source_tier(SOURCES[n]) == "C"}
     assert unobtainable == {"beir-bioasq", "beir-signal1m", "beir-trec-news", "beir-robust04"}
 
 

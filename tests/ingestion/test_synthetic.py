@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.canonical import canonical_json, canonical_line
+from harness.core.canonical import canonical_json, canonical_line
 from ingestion import load_corpus
 from ingestion.cli import main
 from ingestion.synthetic import generate, spec, vocab

@@ -26,16 +26,18 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from harness.certificates.build import build_coverage_certificate, load_pool
+from harness.certificates.build import build_coverage_certificate
+from harness.evaluation.runs import load_pool
 from harness.certificates.data import calibration_row, calibration_text
 from harness.certificates.documents import with_id
 from harness.certificates.documents import write_document as write_certificate
 from harness.certificates.ppi import ppi_document, ppi_mean
-from harness.stats.agreement import agreement, arms_from_manifest
+from harness.evaluation.manifests import arms_from_manifest
+from harness.stats.agreement import agreement
 from harness.stats.documents import INTERVALS_JSON, write_document
 from harness.stats.intervals import row_intervals
-from harness.results import load_metrics, load_per_query
-from harness.stats.randomization import compare_runs
+from harness.evaluation.results import load_metrics, load_per_query
+from harness.evaluation.runs import compare_runs
 from tests.warehouse.builders import build_results
 
 CORPORA = {"pub": ("A", "MIT"), "alt": ("A", "CC0-1.0"), "secretcorpus": ("B", "CC-BY-NC-4.0")}
@@ -183,7 +185,7 @@ def build(root) -> dict:
     ids = {name: ingest_results(out, db).run_id for name, out in dirs.items()}
     for path in documents:
         ingest_document(path, db)
-    from tests.warehouse.test_answers_documents import none_document, reference_document
+    from tests.warehouse.answers_builders import none_document, reference_document
 
     for doc in (reference_document(), none_document()):
         ingest_document(doc, db)

@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-import pages
-from pages import common
-from tests.warehouse.test_answers_documents import none_document, reference_document
+import dashboard as pages
+from dashboard import common
+from tests.warehouse.answers_builders import none_document, reference_document
 
 PAGE = ("answers.py", "Answers", ":material/rule:")
 LOADERS = frozenset({"answer_runs", "answer_table", "answer_details"})
@@ -31,7 +31,7 @@ def answers_db(fixture_warehouse, tmp_path_factory):
 @pytest.fixture
 def page_app(app, monkeypatch):
     """``app`` with the page in the navigation and its loaders allowed (until both are
-    registered in ``pages/__init__.py`` and ``pages/common.py``)."""
+    registered in ``pages/__init__.py`` and ``dashboard/common.py``)."""
     if PAGE[0] not in [file for file, _, _ in pages.PAGES]:
         monkeypatch.setattr(pages, "PAGES", [*pages.PAGES, PAGE])
     monkeypatch.setattr(common, "LOADERS", common.LOADERS | LOADERS)
@@ -66,7 +66,7 @@ def text(at) -> str:
 
 
 def test_the_answer_loaders_are_registered():
-    """The page loads through ``pages.common.load``, which only runs allow-listed queries."""
+    """The page loads through ``dashboard.common.load``, which only runs allow-listed queries."""
     assert LOADERS <= common.LOADERS, sorted(LOADERS - common.LOADERS)
 
 

@@ -12,8 +12,8 @@ import shutil
 
 import pytest
 
-from pages import PAGES
-from pages.common import VIEWS
+from dashboard import PAGES
+from dashboard.common import VIEWS
 from tests.pages.conftest import download_bytes
 
 PAGE_FILES = [file for file, _, _ in PAGES]

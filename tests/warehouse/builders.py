@@ -1,7 +1,7 @@
 """Results directories for warehouse tests, built from hand-chosen per-query values.
 
 Rows are the plain means of the values given (computed here, independently of the
-warehouse), written through ``harness.results.write_results`` so they are real results.
+warehouse), written through ``harness.evaluation.results.write_results`` so they are real results.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from harness.records import most_restrictive_tier
-from harness.results import write_results
+from harness.core.tiers import most_restrictive_tier
+from harness.evaluation.results import write_results
 
 
 def build_results(

@@ -67,3 +67,27 @@ def mixed(tmp_path_factory):
 @pytest.fixture
 def db(tmp_path):
     return tmp_path / "w.duckdb"
+
+
+#: the means the mixed warehouse's ``all`` rows must show (worked out by hand)
+PUB_ALL = {"control": {"nDCG@10": (0.5 + 0.3) / 2, "MRR": (1.0 + 0.5) / 2},
+           "candidate": {"nDCG@10": (0.6 + 0.5) / 2, "MRR": (1.0 + 1.0) / 2}}
+SECRET_ALL = {"control": {"nDCG@10": (0.777 + 0.555) / 2, "MRR": (0.1111 + 0.0707) / 2},
+              "candidate": {"nDCG@10": (0.713 + 0.531) / 2, "MRR": (0.613 + 0.417) / 2}}
+POOLED_ALL = {"control": {"nDCG@10": (0.5 + 0.3 + 0.777 + 0.555) / 4,
+                          "MRR": (1.0 + 0.5 + 0.1111 + 0.0707) / 4},
+              "candidate": {"nDCG@10": (0.6 + 0.5 + 0.713 + 0.531) / 4,
+                            "MRR": (1.0 + 1.0 + 0.613 + 0.417) / 4}}
+
+
+def tier_b_numbers() -> set[float]:
+    """Every number a tier-B value could show up as: per-query values, means, deltas."""
+    singles = [v for values in (CONTROL, CANDIDATE) for (c, _), ms in values.items()
+               if c == "secretcorpus" for v in ms.values()]
+    means = [v for table in (SECRET_ALL, POOLED_ALL) for run in table.values()
+             for v in run.values()]
+    deltas = [SECRET_ALL["candidate"][m] - SECRET_ALL["control"][m] for m in ("nDCG@10", "MRR")]
+    deltas += [POOLED_ALL["candidate"][m] - POOLED_ALL["control"][m] for m in ("nDCG@10", "MRR")]
+    deltas += [CANDIDATE[k][m] - CONTROL[k][m] for k in CONTROL if k[0] == "secretcorpus"
+               for m in ("nDCG@10", "MRR")]
+    return set(singles + means + deltas)

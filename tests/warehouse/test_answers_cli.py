@@ -75,7 +75,7 @@ def test_no_warehouse_writes_no_warehouse(tmp_path, synthetic, capsys):
 def test_a_busy_warehouse_keeps_the_results_and_prints_the_retry(tmp_path, synthetic, capsys,
                                                                  monkeypatch):
     import warehouse.db
-    from harness.publish import NOT_INGESTED
+    from harness.cli.ingest import NOT_INGESTED
     from warehouse import migrate
 
     corpus_dir = synthetic[0]

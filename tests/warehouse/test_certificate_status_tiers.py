@@ -16,10 +16,10 @@ import pytest
 from harness.certificates.data import calibration_row, calibration_text, read_calibration
 from harness.certificates.status import bad_events, status
 from harness.certificates.fingerprint import fingerprint_from_metrics
-from harness.results import load_metrics
+from harness.evaluation.results import load_metrics
 from tests.warehouse.builders import build_results
-from tests.warehouse.test_claims_certificates import (N_QUERIES, SCORES, calibrated_run,
-                                                      certificate, first_relevant)
+from tests.warehouse.certificate_builders import (N_QUERIES, SCORES, calibrated_run,
+                                                  certificate, first_relevant)
 from warehouse import connect, ingest_document, ingest_results, queries
 from warehouse.certificate_status import NO_SCORES
 

@@ -13,11 +13,12 @@ import math
 
 import pytest
 
-from harness.results import load_metrics, load_per_query, run_id
+from harness.claims.metrics import run_id
+from harness.evaluation.results import load_metrics, load_per_query
 from harness.stats.agreement import Arm, agreement
 from harness.stats.documents import COMPARISONS_JSON, INTERVALS_JSON, write_document
 from harness.stats.intervals import row_intervals
-from harness.stats.randomization import compare_runs
+from harness.evaluation.runs import compare_runs
 from tests.warehouse.builders import build_results, simple_run
 from tests.warehouse.conftest import (CANDIDATE, CLASSES, CONTROL, CORPORA, PUB_ONLY,
                                      pub_values)

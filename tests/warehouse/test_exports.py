@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.warehouse.builders import build_results
-from tests.warehouse.test_queries import _tier_b_numbers
+from tests.warehouse.conftest import tier_b_numbers
 from warehouse import ingest_results
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
@@ -50,7 +50,7 @@ PUB_RUNS = ["pub-control", "pub-candidate"]
 
 def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     db, ids = mixed
-    tier_b = _tier_b_numbers()
+    tier_b = tier_b_numbers()
     for fmt in FORMATS:
         text = _text(export_table("publishable", fmt, runs=PUB_RUNS, db_path=db))
         assert "secretcorpus" not in text

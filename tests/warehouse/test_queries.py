@@ -11,35 +11,13 @@ import numpy as np
 import pytest
 
 from tests.warehouse.builders import simple_run
-from tests.warehouse.conftest import CANDIDATE, CANDIDATE_LATENCY, CONTROL, CONTROL_LATENCY
+from tests.warehouse.conftest import (CANDIDATE, CANDIDATE_LATENCY, CONTROL, CONTROL_LATENCY, POOLED_ALL,
+                                     PUB_ALL, SECRET_ALL, tier_b_numbers)
 from warehouse import connect, ingest_results, queries
 from warehouse.errors import UnknownRun
 
 # Hand-worked rows.  control: pub all nDCG (0.5+0.3)/2, MRR (1.0+0.5)/2;
 # candidate: pub all nDCG (0.6+0.5)/2, MRR (1.0+1.0)/2.
-PUB_ALL = {"control": {"nDCG@10": (0.5 + 0.3) / 2, "MRR": (1.0 + 0.5) / 2},
-           "candidate": {"nDCG@10": (0.6 + 0.5) / 2, "MRR": (1.0 + 1.0) / 2}}
-SECRET_ALL = {"control": {"nDCG@10": (0.777 + 0.555) / 2, "MRR": (0.1111 + 0.0707) / 2},
-              "candidate": {"nDCG@10": (0.713 + 0.531) / 2, "MRR": (0.613 + 0.417) / 2}}
-POOLED_ALL = {"control": {"nDCG@10": (0.5 + 0.3 + 0.777 + 0.555) / 4,
-                          "MRR": (1.0 + 0.5 + 0.1111 + 0.0707) / 4},
-              "candidate": {"nDCG@10": (0.6 + 0.5 + 0.713 + 0.531) / 4,
-                            "MRR": (1.0 + 1.0 + 0.613 + 0.417) / 4}}
-
-
-def _tier_b_numbers() -> set[float]:
-    """Every number a tier-B value could show up as: per-query values, means, deltas."""
-    singles = [v for values in (CONTROL, CANDIDATE) for (c, _), ms in values.items()
-               if c == "secretcorpus" for v in ms.values()]
-    means = [v for table in (SECRET_ALL, POOLED_ALL) for run in table.values()
-             for v in run.values()]
-    deltas = [SECRET_ALL["candidate"][m] - SECRET_ALL["control"][m] for m in ("nDCG@10", "MRR")]
-    deltas += [POOLED_ALL["candidate"][m] - POOLED_ALL["control"][m] for m in ("nDCG@10", "MRR")]
-    deltas += [CANDIDATE[k][m] - CONTROL[k][m] for k in CONTROL if k[0] == "secretcorpus"
-               for m in ("nDCG@10", "MRR")]
-    return set(singles + means + deltas)
-
-
 def _numbers_and_strings(frame):
     numbers, strings = [], []
     for value in frame.to_numpy().ravel():
@@ -56,7 +34,7 @@ MIXED = ("control", "candidate")
 
 def test_publishable_view_never_shows_a_tier_b_value(mixed):
     db, ids = mixed
-    tier_b = _tier_b_numbers()
+    tier_b = tier_b_numbers()
     public_numbers = ([v for run in PUB_ALL.values() for v in run.values()]
                       + [v for values in (CONTROL, CANDIDATE) for (c, _), ms in values.items()
                          if c == "pub" for v in ms.values()])
@@ -256,7 +234,7 @@ def test_deltas_say_when_two_runs_measured_differently(tmp_path, repo_root):
 
 
 def test_comparability_notes_cover_setup_and_the_shared_index():
-    from harness.report import comparability_notes
+    from harness.claims.metrics import comparability_notes
 
     def claim(**retrieval):
         return {"metric_engine": {"name": "e", "version": "1"}, "relevance_policy": {},

@@ -2,7 +2,7 @@
 of migration 005.  Shared by the ``answers`` kind (:mod:`.answers`) and the results-directory
 file (:mod:`.answers_file`); not a handler itself (the underscore keeps discovery away).
 
-The harness's own ``harness.answers.document.validate_document`` recomputes every row from the
+The harness's own ``harness.studies.answers.document.validate_document`` recomputes every row from the
 per-query answers; it is called after the shapes it indexes into are checked here, so a
 malformed document is refused naming its field instead of failing with a TypeError.  Checks
 it does not make are made here: each row's ``unanswered`` is recounted, the floor rows are
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from harness.canonical import canonical_line
+from harness.core.canonical import canonical_line
 from warehouse.documents import _common as c
 
 MEASURES = ("EM", "partial", "answered")
@@ -54,8 +54,8 @@ ANSWER_COLUMNS = c.arrow_schema([
 def _shapes(doc, source) -> None:
     """What the tables need, typed: fields present, objects and lists where they must be,
     numbers in range, texts non-empty (before anything indexes into them)."""
-    from harness.answers.document import REQUIRED_FIELDS
-    from harness.answers.scoring import ANSWER_KINDS
+    from harness.studies.answers.document import REQUIRED_FIELDS
+    from harness.studies.answers.grading import ANSWER_KINDS
 
     doc = c.mapping(doc, source, None)
     c.need(doc, REQUIRED_FIELDS, source)
@@ -174,7 +174,7 @@ def _consistency(doc, source) -> None:
 
 def validate_answers(doc, source) -> None:
     """Refuse a malformed or inconsistent answers document, naming the field (a ValueError)."""
-    from harness.answers.document import validate_document
+    from harness.studies.answers.document import validate_document
 
     _shapes(doc, source)
     validate_document(doc, source)  # FormatError is a ValueError naming source and field

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from harness.canonical import canonical_line
+from harness.core.canonical import canonical_line
 from warehouse.documents import _common as c
 
 CERTIFICATE_COLUMNS = c.arrow_schema([
@@ -61,7 +61,7 @@ def validate_certificate_or_ppi(doc, source, kind: str) -> None:
 def _check_ppi_licence(doc, source) -> None:
     """A PPI result names no run, so its tier rests on the licence it declares: tier A
     needs a publishable ``licence`` (``harness ppi --licence``) and a named corpus."""
-    from ingestion.registry import PUBLISHABLE_LICENCES
+    from harness.core.tiers import PUBLISHABLE_LICENCES
 
     licence = doc.get("licence")
     if licence is not None and not isinstance(licence, str):
@@ -150,7 +150,7 @@ def validate_calibration(content, source, metrics: Mapping) -> None:
     rows = c.seq(content, source, None)
     if not rows:
         c.fail(source, None, "holds no calibration row")
-    from harness.results import effective_tiers
+    from harness.claims.metrics import effective_tiers
 
     tiers = effective_tiers(metrics)  # a bench run's rows: as restrictive as its shared index
     stage = (metrics.get("retrieval") or {}).get("stage")

@@ -12,8 +12,8 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from harness.canonical import canonical_json, sha256_text
-from harness.records import TIERS
+from harness.core.canonical import canonical_json, sha256_text
+from harness.core.tiers import TIERS
 
 #: slack for comparing two float sums of the same numbers (documents round to 10 decimals)
 TOLERANCE = 1e-8

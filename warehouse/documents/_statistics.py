@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from harness.records import most_restrictive_tier
+from harness.core.tiers import most_restrictive_tier
 from harness.stats.documents import AGREEMENT_KIND, COMPARISONS_KIND, INTERVALS_KIND, SCHEMA_VERSION
 from harness.stats.randomization import family_expectations
 from harness.stats.randomization import verdict as holm_verdict
@@ -123,7 +123,7 @@ def validate_intervals(doc, source) -> None:
 
 def check_intervals_against_run(doc, source, metrics: Mapping) -> None:
     """In a results directory: the document belongs to this run and reproduces its rows."""
-    from harness.results import run_id
+    from harness.claims.metrics import run_id
 
     if doc["run_id"] != run_id(metrics):
         c.fail(source, "run_id", f"{doc['run_id']} is not this run's id ({run_id(metrics)}): "
@@ -259,7 +259,7 @@ def validate_comparisons(doc, source) -> None:
 def check_comparisons_against_run(doc, source, metrics: Mapping) -> None:
     """In a results directory: this run is one of the runs compared, and no row claims a
     tier less restrictive than this run's row."""
-    from harness.results import run_id
+    from harness.claims.metrics import run_id
 
     rid = run_id(metrics)
     compared = {doc["control"]["run_id"], *(a["run_id"] for a in doc["arms"])}

@@ -1,7 +1,7 @@
 """Kind ``migration``: an embedding-model migration report (``python -m harness migrate``),
 one row per evaluation tier (T0, T1) in ``migration_decisions`` (migration 004).
 
-The report is validated by the harness's own ``harness.migration.report.validate_document``
+The report is validated by the harness's own ``harness.studies.embedding_migration.document.validate_document``
 (kind, schema, licence tier, both models, every estimate inside its interval).
 :func:`decisions` is the named read-only query the dashboard's Migration page loads.
 """
@@ -39,7 +39,7 @@ _QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
 
 
 def validate(doc, source) -> None:
-    from harness.migration.report import validate_document
+    from harness.studies.embedding_migration.document import validate_document
 
     validate_document(doc, source)
 

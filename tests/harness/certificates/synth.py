@@ -12,7 +12,7 @@ import numpy as np
 
 from harness.certificates.conformal import Candidates
 from harness.certificates.data import calibration_row, calibration_text
-from harness.results import write_results
+from harness.evaluation.results import write_results
 
 
 def ranked(rng, n, *, mu_easy=4.0, mu_hard=0.5, easy=0.6, m=20, p_none=0.03):

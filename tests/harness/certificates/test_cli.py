@@ -9,7 +9,7 @@ import pytest
 from harness.certificates.documents import load_certificate, load_document, validate_document
 from harness.certificates.serving import set_size
 from harness.cli import main
-from harness.formats import FormatError
+from harness.core.formats import FormatError
 
 from .synth import make_run
 

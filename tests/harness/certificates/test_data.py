@@ -6,12 +6,10 @@ import json
 
 import pytest
 
-from harness.certificates.data import (
-    K_MAX, calibration_row, calibration_text, load_calibration_run, read_calibration,
-    write_calibration_rows,
-)
-from harness.formats import FormatError
-from harness.results import write_results
+from harness.certificates.data import (K_MAX, calibration_row, calibration_text, read_calibration, write_calibration_rows)
+from harness.evaluation.runs import load_calibration_run
+from harness.core.formats import FormatError
+from harness.evaluation.results import write_results
 
 from .synth import make_run, metrics_doc
 

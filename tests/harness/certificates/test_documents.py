@@ -7,7 +7,7 @@ import pytest
 from harness.certificates import documents
 from harness.certificates.build import exact_interval
 from harness.certificates.documents import validate_document, with_id, write_document
-from harness.formats import FormatError
+from harness.core.formats import FormatError
 
 
 def coverage_doc(**overrides):

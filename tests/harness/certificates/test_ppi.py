@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness.certificates.ppi import ppi_from_files, ppi_mean, read_judge, read_labels, tuned_lambda
-from harness.formats import FormatError
+from harness.core.formats import FormatError
 
 TRUTH = 0.6            # P(label = 1) in every simulated population
 N_LABELLED, N_UNLABELLED = 50, 2050

@@ -6,10 +6,10 @@ import importlib.util
 
 import pytest
 
-from harness.certificates.build import load_pool
+from harness.evaluation.runs import load_pool
 from harness.certificates.documents import load_certificate
 from harness.cli import main
-from harness.results import load_metrics
+from harness.evaluation.results import load_metrics
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("harness.cli.bench") is None,
                                 reason="the bench command is not in this tree")

@@ -3,7 +3,7 @@ re-embedded halfway through a model change would: the refusal path needs one."""
 
 from __future__ import annotations
 
-from harness.backends.embedded import EmbeddedBackend
+from harness.retrieval.backends.embedded import EmbeddedBackend
 
 OTHER_MODEL = "other/embedding-model"
 

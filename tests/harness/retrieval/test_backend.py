@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from harness.backends import BACKENDS, backend_class
-from harness.backends.base import IndexDoc, SearchQuery
-from harness.backends.embedded import EmbeddedBackend
-from harness.backends.tokenizer import Tokenizer
-from harness.backends.topk import top_k, top_k_rows
+from harness.retrieval.backends import BACKENDS, backend_class
+from harness.retrieval.backends.base import IndexDoc, SearchQuery
+from harness.retrieval.backends.embedded import EmbeddedBackend
+from harness.retrieval.backends.tokenizer import Tokenizer
+from harness.retrieval.backends.topk import top_k, top_k_rows
 
 
 def _doc(doc_id, text, file_id=None):

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from harness.arms import FusionSpec, fusion_window, parse_weights, resolve_fusion
-from harness.fusion import (
+from harness.retrieval.arms import FusionSpec, fusion_window, parse_weights, resolve_fusion
+from harness.retrieval.fusion import (
     arithmetic_mean,
     fuse,
     geometric_mean,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness.bench.latency import latency_block
+from harness.retrieval.bench.latency import latency_block
 from harness.cli import main
 
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from harness.rerank import CrossEncoderReranker, diversity_sample, rerank_order, rerank_stage
-from harness.scoring import score
+from harness.retrieval.rerank import CrossEncoderReranker, diversity_sample, rerank_order, rerank_stage
+from harness.evaluation.scoring import score
 
 
 def _file(item):

@@ -15,8 +15,8 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.formats import FormatError
-from harness.results import load_metrics
+from harness.core.formats import FormatError
+from harness.evaluation.results import load_metrics
 from warehouse import ingest_results, queries
 from warehouse.errors import ExportRefused, IngestRefused
 from warehouse.exports import export_table

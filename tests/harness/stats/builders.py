@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.results import SCHEMA_VERSION, write_results
+from harness.claims.metrics import SCHEMA_VERSION
+from harness.evaluation.results import write_results
 
 TIERS = {"alpha": "A", "beta": "B"}
 #: a licence that fits each tier (tier A needs a publishable one)

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from harness.cli import main
-from harness.stats.agreement import (Arm, agreement, arms_from_manifest, emit_manifest,
-                                     kendall_tau_b, load_manifest, pearson, sign_class, spearman)
+from harness.evaluation.manifests import arms_from_manifest, emit_manifest, load_manifest
+from harness.stats.agreement import Arm, agreement, kendall_tau_b, pearson, sign_class, spearman
 from tests.harness.stats.builders import make_results
 
 # The reference's per-arm table: nDCG@10, all class, delta against each family's control,

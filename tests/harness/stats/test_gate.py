@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from harness import scoring
+from harness.evaluation import scoring
 from harness.cli import main
-from harness.formats import write_trec_qrels, write_trec_run
-from harness.records import Qrel, ScoredDoc
+from harness.core.formats import write_trec_qrels, write_trec_run
+from harness.core.records import Qrel, ScoredDoc
 from harness.stats.gate import GateSpec, run_gate
 from harness.stats.sequential import QueryStream
 from tests.harness.stats.builders import make_results

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from harness.canonical import canonical_json
+from harness.core.canonical import canonical_json
 from harness.stats.intervals import (IntervalError, binary_interval, bootstrap_mean_interval,
                                      check_contains, clopper_pearson, paired_delta_interval,
                                      paired_ratio_interval, percentile_bounds, resample_sums,
@@ -241,7 +241,7 @@ def test_row_intervals_refuses_per_query_values_from_another_run():
 
 
 def test_file_measures_are_binary_exactly_when_their_base_is():
-    from harness.bench.levels import FILE_PREFIX as BENCH_PREFIX
+    from harness.retrieval.bench.levels import FILE_PREFIX as BENCH_PREFIX
     from harness.stats.intervals import FILE_PREFIX, is_binary_measure
 
     assert FILE_PREFIX == BENCH_PREFIX  # the prefix the bench writes

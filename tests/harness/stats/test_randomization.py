@@ -7,11 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from harness.canonical import canonical_json
-from harness.stats.randomization import (compare_runs, exact_p, family_expectations, holm,
-                                         holm_floors, minimum_discordant, monte_carlo_p, p_floor,
-                                         paired_randomization_test, paired_tests,
-                                         provenance_differences, verdict)
+from harness.core.canonical import canonical_json
+from harness.evaluation.runs import compare_runs
+from harness.stats.randomization import (exact_p, family_expectations, holm, holm_floors, minimum_discordant, monte_carlo_p, p_floor, paired_randomization_test, paired_tests, provenance_differences, verdict)
 from tests.harness.stats.builders import make_results
 
 

@@ -1,0 +1,199 @@
+"""What every page shares: the tier view, one cached loader over ``warehouse.queries``, the
+guidance shown when the warehouse is missing, busy or empty, and number formatting.
+
+The dashboard never holds a connection: each ``warehouse.queries`` function opens the file
+read-only, queries and closes.  Results are cached with ``st.cache_data`` under the
+warehouse's change stamp (file metadata only), so a new ingest is picked up on the next
+rerun and the harness can write while the dashboard is up.
+"""
+
+from __future__ import annotations
+
+import logging
+import runpy
+from pathlib import Path
+from typing import Callable
+
+import streamlit as st
+
+from dashboard.formatting import (MARK_LEGEND, fmt, fmt_delta, fmt_interval, fmt_p, fmt_signed,
+                              mark, measure_defaults, missing, run_labels)
+from warehouse import exports, queries
+from warehouse.db import change_stamp, default_path
+from warehouse.errors import (ExportRefused, SchemaOutOfDate, WarehouseBusy, WarehouseError,
+                              WarehouseMissing)
+
+log = logging.getLogger(__name__)
+
+VIEW_KEY = "tier_view"
+VIEWS: tuple[str, ...] = ("publishable", "internal")
+VIEW_LABELS = {"publishable": "Publishable (tier A only)",
+               "internal": "Internal (every tier; never publish)"}
+
+#: the warehouse.queries functions pages may load (a loader name is never user input)
+LOADERS = frozenset({
+    "health", "runs", "corpora", "choices", "metric_table", "metric_intervals", "deltas",
+    "deltas_tested", "comparisons", "per_query_pair", "per_query_values", "latency",
+    "latency_samples", "latency_distribution", "agreement_documents", "agreement_results",
+    "agreement_arms", "certificates", "certificate_statuses", "ppi_results", "calibration",
+    "corpus_composition",
+    "answer_runs", "answer_table", "answer_details", "migration_decisions",
+})
+
+#: colours: a categorical scheme legible on white, and fixed colours per percentile
+CATEGORY_SCHEME = "tableau10"
+PERCENTILE_COLOURS = {"p50": "#1f5f8b", "p95": "#e08a1e", "p99": "#c0392b"}
+
+FILL_COMMANDS = ("make demo                                   # fill it and serve this dashboard\n"
+                 "python -m harness demo --no-serve           # fill it only\n"
+                 "python -m warehouse ingest RESULTS_DIR ...  # add results you already have")
+
+
+# --------------------------------------------------------------------------- the warehouse
+
+
+def db_path() -> str:
+    """The warehouse file this dashboard reads (``$HARNESS_WAREHOUSE`` or ./warehouse.duckdb)."""
+    return str(Path(default_path()).absolute())
+
+
+def _frozen(value):
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _query(name: str, stamp: str, path: str, args: tuple, kwargs: tuple):
+    log.debug("query %s (stamp %s)", name, stamp)
+    return getattr(queries, name)(*args, db_path=path, **dict(kwargs))
+
+
+def load(name: str, *args, **kwargs):
+    """``warehouse.queries.<name>(*args, **kwargs)`` on this dashboard's warehouse, cached
+    until the warehouse changes."""
+    if name not in LOADERS:
+        raise ValueError(f"unknown loader {name!r}; expected one of {sorted(LOADERS)}")
+    path = db_path()
+    return _query(name, change_stamp(path), path, _frozen(args),
+                  tuple(sorted((k, _frozen(v)) for k, v in kwargs.items())))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _export(stamp: str, path: str, view: str, fmt: str, runs, corpora, classes, measures):
+    try:
+        return True, exports.export_table(view, fmt, list(runs) or None, list(corpora) or None,
+                                          list(classes) or None, list(measures) or None,
+                                          db_path=path)
+    except ExportRefused as exc:
+        return False, str(exc)
+
+
+def export(view: str, fmt: str, runs=(), corpora=(), classes=(), measures=()):
+    """``(True, text)`` or ``(False, why it was refused)`` from
+    ``warehouse.exports.export_table``: a publishable export refuses rather than include a
+    row that is not tier A."""
+    path = db_path()
+    return _export(change_stamp(path), path, view, fmt, _frozen(runs), _frozen(corpora),
+                   _frozen(classes), _frozen(measures))
+
+
+def guidance(reason: str) -> None:
+    st.info(f"{reason}  \nThe dashboard reads `{db_path()}` (set `HARNESS_WAREHOUSE` to read "
+            "another file). Fill it with:")
+    st.code(FILL_COMMANDS, language="bash")
+
+
+#: the entrypoint every page is served through
+APP_FILE = Path(__file__).resolve().parents[1] / "app.py"
+#: set by ``app.py`` on every run and taken by the page it runs: a page that finds it
+#: missing was started alone (:func:`run_through_app`)
+APP_KEY = "_app_ran"
+
+
+def run_through_app() -> None:
+    """Make sure the entrypoint (``app.py``, with ``st.navigation``) builds every page.
+
+    Streamlit serves a ``pages/`` folder beside the entrypoint as a legacy multipage app
+    until the entrypoint has called ``st.navigation``: the first request for a page URL
+    after the server starts runs that page file alone, without the sidebar's tier switch.
+    Such a page runs the entrypoint in its place (same script run, so widget state is
+    kept), which builds the navigation and the sidebar and runs the page asked for; then
+    it stops.  Only public Streamlit calls are used.
+    """
+    if st.session_state.pop(APP_KEY, False):
+        return
+    runpy.run_path(str(APP_FILE), run_name="__main__")
+    st.stop()
+
+
+def run(render: Callable[[], None]) -> None:
+    """Render a page; a missing, busy, out-of-date or failing warehouse becomes a message
+    with the command that fixes it, never a traceback."""
+    run_through_app()
+    try:
+        render()
+    except WarehouseMissing:
+        guidance(f"There is no warehouse at `{db_path()}` yet.")
+    except WarehouseBusy as exc:
+        st.warning(f"{exc}. The harness is writing a run; this page reads again on the next "
+                   "refresh.")
+        st.button("Try again", key="busy_retry")
+    except SchemaOutOfDate as exc:
+        st.error(f"{exc}")
+        st.code("python -m warehouse migrate", language="bash")
+    except WarehouseError as exc:
+        st.error(f"The warehouse could not answer: {exc}")
+
+
+def require_runs() -> dict:
+    """The warehouse's health; stops the page with guidance when it holds no run."""
+    health = load("health")
+    if not health["runs"]:
+        guidance(f"The warehouse at `{db_path()}` holds no runs yet.")
+        st.stop()
+    return health
+
+
+def visible_runs(view_name: str) -> tuple[list[str], dict[str, str]]:
+    """The runs with metric rows in ``view_name``, oldest first, and their labels."""
+    options = load("choices", view_name)
+    runs = load("runs")
+    shown = set(options["run_id"])
+    ordered = [r for r in runs["run_id"] if r in shown]
+    return ordered, run_labels(runs[runs["run_id"].isin(shown)])
+
+
+# --------------------------------------------------------------------------- the tier view
+
+
+def percentile_colour():
+    """The colour encoding every latency chart uses for p50 / p95 / p99."""
+    import altair as alt
+
+    return alt.Color("percentile:N", title="percentile",
+                     scale=alt.Scale(domain=list(PERCENTILE_COLOURS),
+                                     range=list(PERCENTILE_COLOURS.values())))
+
+
+def view() -> str:
+    """The tier view chosen in the sidebar (publishable unless switched)."""
+    value = st.session_state.get(VIEW_KEY)
+    return value if value in VIEWS else "publishable"
+
+
+def tier_badge(current_view: str, tiers=()) -> None:
+    """The badge shown above every table: which view, which tiers it holds."""
+    present = sorted({t for t in tiers if isinstance(t, str)})
+    if current_view == "publishable":
+        st.badge("publishable view · tier A only", icon=":material/public:", color="green")
+    else:
+        held = ", ".join(present) if present else "none"
+        st.badge(f"internal view · tiers {held} · not for publication",
+                 icon=":material/lock:", color="orange" if set(present) - {"A"} else "blue")
+
+
+__all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_signed", "mark",
+           "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
+           "require_runs", "view", "tier_badge", "db_path", "visible_runs",
+           "leave_legacy_pages_mode", "CATEGORY_SCHEME", "percentile_colour"]

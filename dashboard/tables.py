@@ -1,0 +1,207 @@
+"""Shaping warehouse query results into what the pages show: pure pandas, no streamlit and
+no SQL, so it is tested directly (the pages only render it)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard.formatting import fmt_delta, fmt_interval
+
+
+def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
+                       deltas: pd.DataFrame | None, control: str | None) -> pd.DataFrame:
+    """One line per run; per class and measure the value with its interval, then (with a
+    control) the delta with its interval and mark.  A delta between runs that measured
+    differently (``comparable`` False: another relevance policy, corpus version,
+    granularity, scope, stage or index) is not an effect: its cell says why, and carries
+    neither the number nor a mark."""
+    out: dict[str, dict[str, str]] = {}
+    classes = list(dict.fromkeys(rows["query_class"]))
+    order = [f"{cls} · {m}" for cls in classes for m in measures
+             if ((rows["query_class"] == cls) & (rows["measure"] == m)).any()]
+    for r in rows.itertuples(index=False):
+        column = f"{r.query_class} · {r.measure}"
+        out.setdefault(labels.get(r.run_id, r.run_id), {})[column] = fmt_interval(
+            r.value, r.lower, r.upper)
+    columns = list(order)
+    if deltas is not None and control is not None:
+        columns = []
+        for column in order:
+            columns += [column, f"{column} Δ"]
+        for label in out:
+            for column in order:
+                out[label][f"{column} Δ"] = "–"
+        out.setdefault(labels.get(control, control), {})
+        for column in order:
+            out[labels.get(control, control)][f"{column} Δ"] = "control"
+        for d in deltas.itertuples(index=False):
+            label = labels.get(d.run_id, d.run_id)
+            if label not in out:
+                continue
+            if not bool(d.comparable):
+                cell = not_comparable_cell(d.not_comparable_because)
+            else:
+                cell = fmt_delta(d.delta, d.delta_lower, d.delta_upper, d.verdict)
+                if not d.paired:
+                    cell = f"{cell} (unpaired: n {d.control_n} vs {d.n})"
+            out[label][f"{d.query_class} · {d.measure} Δ"] = cell
+    table = pd.DataFrame.from_dict(out, orient="index").reindex(columns=columns).fillna("–")
+    table.index.name = "run"
+    return table.reset_index()
+
+
+def not_comparable_cell(because) -> str:
+    """``not comparable (first reason, +k more)``: what a delta cell says instead of a number
+    when the two runs measured differently."""
+    notes = [n for n in str(because or "").split("; ") if n]
+    if not notes:
+        return "not comparable"
+    more = f", +{len(notes) - 1} more" if len(notes) > 1 else ""
+    return f"not comparable ({notes[0]}{more})"
+
+
+def outcome_counts(pair: pd.DataFrame) -> pd.DataFrame:
+    """Per class (and ``all``): queries where B beats A (win), equals it (tie), loses, or
+    that one run lacks (missing)."""
+    frame = pair.assign(query_class=pair["query_class"].fillna("(no class)"))
+
+    def counts(part: pd.DataFrame, cls: str) -> dict:
+        both = part["value_a"].notna() & part["value_b"].notna()
+        delta = part["delta"][both]
+        return {"class": cls, "queries": len(part), "win": int((delta > 0).sum()),
+                "tie": int((delta == 0).sum()), "loss": int((delta < 0).sum()),
+                "missing": int((~both).sum()),
+                "mean Δ": float(delta.mean()) if len(delta) else float("nan")}
+
+    rows = [counts(part, cls) for cls, part in frame.groupby("query_class", sort=True)]
+    rows.append(counts(frame, "all"))
+    return pd.DataFrame(rows)
+
+
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def arms_from_deltas(deltas: pd.DataFrame, corpus_a: str, corpus_b: str, labels: dict,
+                     family: str) -> pd.DataFrame:
+    """Agreement arms from :func:`warehouse.queries.deltas` rows against one picked control:
+    one line per run that has a paired, comparable delta on both corpora (same query count
+    as the control on each, same measurement setup), in the layout of
+    ``warehouse.queries.agreement_arms``."""
+    comparable = deltas["comparable"].astype(bool) if "comparable" in deltas else True
+    paired = deltas[deltas["paired"].astype(bool) & comparable
+                    & deltas["corpus"].isin([corpus_a, corpus_b])]
+    wide = paired.pivot_table(index="run_id", columns="corpus", values="delta", aggfunc="first")
+    tiers = paired.groupby("run_id")["tier"].max()
+    if corpus_a not in wide.columns or corpus_b not in wide.columns:
+        return pd.DataFrame(columns=["family", "arm", "run_id", "tier", "delta_a", "delta_b",
+                                     "sign", "source", "included"])
+    wide = wide.dropna(subset=[corpus_a, corpus_b])
+    rows = []
+    for run_id, r in wide.iterrows():
+        a, b = float(r[corpus_a]), float(r[corpus_b])
+        rows.append({"family": family, "arm": labels.get(run_id, run_id), "run_id": run_id,
+                     "tier": tiers[run_id], "delta_a": a, "delta_b": b,
+                     "sign": sign_class(a, b), "source": "measured", "included": True})
+    return pd.DataFrame(rows).sort_values("arm").reset_index(drop=True) if rows else \
+        pd.DataFrame(columns=["family", "arm", "run_id", "tier", "delta_a", "delta_b", "sign",
+                              "source", "included"])
+
+
+def sign_class(a: float, b: float) -> str:
+    from harness.stats.agreement import sign_class as harness_sign_class
+
+    return harness_sign_class(a, b)
+
+
+def live_summary(arms: pd.DataFrame, corpus_a: str, corpus_b: str) -> dict:
+    """The harness's own agreement summary (``harness.stats.agreement.summarize``) of arms
+    picked in the dashboard: the same code ``python -m harness agreement`` runs."""
+    from harness.stats.agreement import Arm, summarize
+
+    members = [Arm(r.family, r.arm, None, (float(r.delta_a), float(r.delta_b)), "measured",
+                   r.run_id, r.tier) for r in arms.itertuples(index=False)]
+    return summarize(members, [corpus_a, corpus_b])
+
+
+def coefficient_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Stored agreement rows as the table the page shows (undefined stays undefined)."""
+    from dashboard.formatting import fmt_p, fmt_signed, missing
+
+    def coef(value, p):
+        return "undefined" if missing(value) else f"{fmt_signed(value, 3)} (p {fmt_p(p)})"
+
+    out = []
+    for r in results.itertuples(index=False):
+        out.append({
+            "family": "pooled" if r.pooled else r.family, "tier": r.tier, "arms": r.n,
+            "Kendall tau-b": coef(r.tau_b, r.tau_p), "Spearman": coef(r.spearman, r.spearman_p),
+            "Pearson": coef(r.pearson, r.pearson_p) + (
+                " ⚠ outlier-driven" if (not missing(r.pearson_flag) and bool(r.pearson_flag))
+                else ""),
+            "agree / disagree / inert / one-sided":
+                f"{r.agree} / {r.disagree} / {r.inert} / {r.one_sided}",
+            f"winner on {r.corpus_a}": "–" if missing(r.winner_a) else
+                f"{r.winner_a} ({fmt_signed(r.winner_a_delta)})",
+            f"winner on {r.corpus_b}": "–" if missing(r.winner_b) else
+                f"{r.winner_b} ({fmt_signed(r.winner_b_delta)})",
+            "Δ-range ratio (b / a)": "undefined" if missing(r.range_ratio) else
+                f"{float(r.range_ratio):.1f}x",
+        })
+    return pd.DataFrame(out)
+
+
+def summary_row(summary: dict, family: str, corpus_a: str, corpus_b: str) -> dict:
+    """A :func:`live_summary` result in the columns of ``warehouse.queries.agreement_results``."""
+    winners = summary.get("winners") or {}
+    ranges = summary.get("delta_range") or {}
+    signs = summary["signs"]
+    return {
+        "family": family, "pooled": False, "tier": None, "n": summary["n"],
+        "tau_b": summary["kendall_tau_b"]["value"], "tau_p": summary["kendall_tau_b"]["p"],
+        "spearman": summary["spearman"]["value"], "spearman_p": summary["spearman"]["p"],
+        "pearson": summary["pearson"]["value"], "pearson_p": summary["pearson"]["p"],
+        "pearson_flag": summary["pearson"].get("outlier_driven"),
+        "agree": signs["agree"], "disagree": signs["disagree"], "inert": signs["inert"],
+        "one_sided": signs["one_sided"], "corpus_a": corpus_a, "corpus_b": corpus_b,
+        "winner_a": (winners.get(corpus_a) or {}).get("arm"),
+        "winner_a_delta": (winners.get(corpus_a) or {}).get("delta"),
+        "winner_b": (winners.get(corpus_b) or {}).get("arm"),
+        "winner_b_delta": (winners.get(corpus_b) or {}).get("delta"),
+        "range_ratio": ranges.get("ratio"),
+    }
+
+
+# --------------------------------------------------------------------------- latency
+
+
+PERCENTILES = ("p50", "p95", "p99")
+
+
+def latency_long(latency: pd.DataFrame, labels: dict) -> pd.DataFrame:
+    """One line per run x percentile: arm (control name), run label, created_at, ms."""
+    frame = latency.assign(run=latency["run_id"].map(labels), arm=latency["control_name"])
+    return frame.melt(id_vars=["run_id", "run", "arm", "samples", "concurrency"],
+                      value_vars=list(PERCENTILES), var_name="percentile", value_name="ms")
+
+
+def latency_bands(latency: pd.DataFrame) -> pd.DataFrame:
+    """Per arm (control name) and percentile, over that arm's repeated runs: how many runs,
+    the lowest, median and highest value.  A new run inside its arm's band is noise; one
+    above it is a regression candidate."""
+    long = latency.melt(id_vars=["control_name"], value_vars=list(PERCENTILES),
+                        var_name="percentile", value_name="ms")
+    bands = long.groupby(["control_name", "percentile"], sort=True)["ms"].agg(
+        runs="count", low="min", median="median", high="max").reset_index()
+    return bands.rename(columns={"control_name": "arm"})
+
+
+# --------------------------------------------------------------------------- certificates
+
+
+#: Material icons (rendered by Streamlit in labels and markdown) and cell colours per state
+STATE_ICONS = {"valid": ":material/check_circle:", "degenerate": ":material/block:",
+               "expired": ":material/schedule:", "alarm": ":material/notifications_active:"}
+STATE_COLOURS = {"valid": "#d8f0dd", "degenerate": "#e9ebee", "expired": "#fbe6c8",
+                 "alarm": "#f8d0cc"}

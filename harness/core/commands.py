@@ -1,0 +1,60 @@
+"""The command runner every CLI shares (``python -m harness``, ``ingestion``, ``warehouse``).
+
+A command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``.  :func:`run_command` gives every command the same exit codes: bad
+input is 2 with its located message and no traceback, Ctrl-C is 130 with one line saying
+nothing half-written was kept, a closed output pipe (``... | head``) is not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+#: exit codes every command shares
+BAD_INPUT = 2
+INTERRUPTED = 130
+
+
+def command_parser(prog: str, description: str, modules) -> argparse.ArgumentParser:
+    """A parser with one sub-command per module (``HELP``, ``add_arguments``, ``run``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module in modules.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def pipe_closed() -> int:
+    """The reader of stdout went away (``... | head``): not an error.  Point stdout at
+    /dev/null so the interpreter's final flush cannot raise again; exit 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def run_command(args) -> int:
+    """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
+    nothing half-written was kept, a closed output pipe is not an error."""
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        return code
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    except BrokenPipeError:
+        return pipe_closed()
+    except KeyboardInterrupt:
+        print("interrupted: nothing half-written was kept", file=sys.stderr)
+        return INTERRUPTED
+
+

@@ -1,0 +1,7 @@
+"""Text that goes into Markdown tables: escaped so a value can never become markup."""
+
+from __future__ import annotations
+
+
+def md_escape(text) -> str:
+    return str(text).replace("|", "\\|")

@@ -1,0 +1,78 @@
+"""Records shared by every part of the product.
+
+Field names follow the IR ecosystem (ir_datasets, ir_measures): always ``query_id`` /
+``doc_id``, never ``qid``.  Records are frozen so a value read from a file cannot be
+changed behind the scorer's back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+class Qrel(NamedTuple):
+    """One relevance judgement.  Negative relevance means judged non-relevant."""
+
+    query_id: str
+    doc_id: str
+    relevance: int
+
+
+class ScoredDoc(NamedTuple):
+    """One retrieved document with the score the system gave it."""
+
+    query_id: str
+    doc_id: str
+    score: float
+
+
+class PerQueryValue(NamedTuple):
+    """One measure's value on one query (the unit every interval is built from)."""
+
+    query_id: str
+    measure: str
+    value: float
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed unit: a speaker turn (or part of a long one), a digest, or a document.
+
+    ``doc_id`` is ``{file_id}_{chunk_index}`` for chunks, ``{file_id}_digest`` for digests;
+    a whole-file or BEIR document keeps its own id and ``doc_type`` ``"doc"``.
+    """
+
+    doc_id: str
+    file_id: str
+    chunk_index: int
+    doc_type: str
+    speaker: str | None
+    start: float | None
+    end: float | None
+    text: str
+    #: indexes (into the file's turns) of the turns this chunk was cut from
+    turn_indexes: tuple[int, ...] = ()
+    #: per turn in ``turn_indexes``: the share of that turn's words inside this chunk
+    turn_fractions: tuple[float, ...] = ()
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of a corpus, with its class and whatever gold the corpus provides.
+
+    ``gold_spans`` are inclusive turn ranges ``(file_id, first_turn, last_turn)`` (QMSum's
+    convention, shared by the synthetic corpus); ``gold_docs`` are direct document
+    judgements (BEIR / TREC); ``gold_files`` are the files the query needs.
+    """
+
+    query_id: str
+    text: str
+    query_class: str | None
+    corpus: str
+    gold_spans: tuple[tuple[str, int, int], ...] = ()
+    gold_docs: tuple[tuple[str, int], ...] = ()
+    gold_files: tuple[str, ...] = ()
+    scored_on: str = "rank"
+    answer: object = None
+    extra: tuple[tuple[str, object], ...] = field(default=())

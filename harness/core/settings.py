@@ -1,0 +1,70 @@
+"""Every environment variable the product reads, with its default: read here and nowhere else.
+
+==========================  ==========================================  ===========================
+variable                    what                                        default
+==========================  ==========================================  ===========================
+``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
+``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
+``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
+``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
+``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
+``GITHUB_STEP_SUMMARY``     CI step summary a gate appends to           none
+==========================  ==========================================  ===========================
+
+Each is read when asked for (never at import), so a test or a command can set it first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+WAREHOUSE = "HARNESS_WAREHOUSE"
+WAREHOUSE_DEFAULT = "warehouse.duckdb"
+CACHE = "HARNESS_CACHE"
+CACHE_DEFAULT = "cache"
+RERANKER = "HARNESS_RERANKER"
+DATA_DIR = "INGESTION_DATA_DIR"
+OPENSEARCH_URL = "OPENSEARCH_URL"
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+#: model libraries never reach a hub: weights come from packages or local folders
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _get(name: str) -> str | None:
+    return os.environ.get(name) or None
+
+
+def warehouse_path() -> Path:
+    """``$HARNESS_WAREHOUSE`` if set, else ``warehouse.duckdb`` in the working directory."""
+    return Path(_get(WAREHOUSE) or WAREHOUSE_DEFAULT)
+
+
+def cache_dir() -> Path:
+    """``$HARNESS_CACHE`` if set, else ``./cache``."""
+    return Path(_get(CACHE) or CACHE_DEFAULT)
+
+
+def reranker() -> str | None:
+    return _get(RERANKER)
+
+
+def data_dir() -> Path:
+    """``$INGESTION_DATA_DIR`` or ``~/.cache/retrieval-eval/corpora``."""
+    env = _get(DATA_DIR)
+    return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "corpora"
+
+
+def opensearch_url() -> str | None:
+    return _get(OPENSEARCH_URL)
+
+
+def step_summary() -> str | None:
+    return _get(STEP_SUMMARY)
+
+
+def go_offline() -> None:
+    """Keep model libraries off the hub (a value the user set is kept)."""
+    for name, value in OFFLINE.items():
+        os.environ.setdefault(name, value)

@@ -1,0 +1,205 @@
+"""The results directory: the claim (metrics.json, metrics.md, per-query files) and the run
+record (runinfo.json), written atomically and read back with validation.
+
+Layout of one results directory::
+
+    metrics.json        the whole claim, canonical JSON (byte-identical on unchanged inputs)
+    metrics.md          the same table for a reader
+    per_query.jsonl     one row per query x measure (every delta can get an interval)
+    rankings.jsonl      the scored top-k per query (statistics and certificates read it)
+    runinfo.json        durations, latency samples, host: outside the claim
+
+Extra claim files (``calibration.jsonl``, ``answers.md`` ...) are passed in ``extra_files``.
+The directory is built beside its destination (``.NAME.staging-PID-TOKEN``) and renamed
+into place, so an interrupted run leaves the previous result (or nothing), never half of a
+new one.  What a killed writer leaves behind is tidied by the next write
+(:func:`recover_stale`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import shutil
+import secrets
+import socket
+from pathlib import Path
+from typing import Any, Mapping
+
+from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PER_QUERY_FIELDS, RANKINGS,
+                                    RUNINFO, is_finite_number, run_id, validate_metrics)
+from harness.core.canonical import canonical_json, canonical_line
+from harness.core.formats import FormatError
+
+log = logging.getLogger(__name__)
+
+def host_info() -> dict:
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def _jsonl_text(rows) -> str:
+    return "".join(canonical_line(r) + "\n" for r in rows)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def _leftovers(out: Path, kind: str) -> list[tuple[Path, int]]:
+    """``.NAME.{kind}-PID-...`` directories beside ``out``, with their writer's pid."""
+    prefix = f".{out.name}.{kind}-"
+    found = []
+    for path in sorted(out.parent.iterdir()):
+        if path.name.startswith(prefix) and path.is_dir():
+            pid = path.name[len(prefix):].split("-", 1)[0]
+            if pid.isdigit():
+                found.append((path, int(pid)))
+    return found
+
+
+def recover_stale(out_dir) -> None:
+    """Tidy what a killed writer left beside ``out_dir``.
+
+    A staging directory of a dead process is removed.  A ``.old`` directory of a dead
+    process is the previous result, moved aside just before the new one was renamed in:
+    if the new one never arrived it is put back, otherwise it is removed.  Directories of
+    live writers are left alone.
+    """
+    out = Path(out_dir)
+    for path, pid in _leftovers(out, "staging"):
+        if not _pid_alive(pid):
+            log.info("removing stale staging directory %s", path)
+            shutil.rmtree(path, ignore_errors=True)
+    for path, pid in _leftovers(out, "old"):
+        if _pid_alive(pid):
+            continue
+        if not out.exists():
+            log.warning("restoring %s from %s (its writer died mid-swap)", out, path)
+            os.replace(path, out)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def write_directory(out_dir, files: Mapping[str, str],
+                    runinfo: Mapping[str, Any] | None = None) -> Path:
+    """Write ``files`` (plain name -> text) and ``runinfo.json`` as one directory, atomically.
+
+    Everything is written into a staging directory beside ``out_dir``, which replaces
+    ``out_dir`` by rename: an exception (or Ctrl-C) at any point leaves the previous
+    directory as it was; leftovers of a killed writer are tidied by :func:`recover_stale`.
+    """
+    out = Path(out_dir)
+    texts = {}
+    for name, text in files.items():
+        if name == RUNINFO or Path(name).name != name or name.startswith("."):
+            raise ValueError(f"results file name {name!r} is reserved or not a plain name")
+        texts[name] = text
+    info = dict(runinfo or {})
+    info.setdefault("host", host_info())
+    texts[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    recover_stale(out)
+    staging = _fresh(out, "staging")
+    staging.mkdir()
+    try:
+        for name, text in texts.items():
+            (staging / name).write_text(text, encoding="utf-8", newline="")
+        old = None
+        if out.exists():
+            old = _fresh(out, "old")
+            os.replace(out, old)
+        try:
+            os.replace(staging, out)
+        except BaseException:
+            if old is not None and not out.exists():
+                os.replace(old, out)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def write_results(
+    out_dir,
+    metrics: Mapping[str, Any],
+    *,
+    metrics_md: str,
+    per_query: list[Mapping] | None = None,
+    rankings: list[Mapping] | None = None,
+    runinfo: Mapping[str, Any] | None = None,
+    extra_files: Mapping[str, str] | None = None,
+) -> Path:
+    """Validate ``metrics`` and write the whole results directory atomically
+    (:func:`write_directory`); returns its path.  Every file is rendered before anything
+    is written."""
+    validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
+    files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
+    if per_query is not None:
+        files[PER_QUERY] = _jsonl_text(per_query)
+    if rankings is not None:
+        files[RANKINGS] = _jsonl_text(rankings)
+    for name, text in (extra_files or {}).items():
+        if name in files:
+            raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
+        files[name] = text
+    info = dict(runinfo or {})
+    info["run_id"] = run_id(metrics)
+    return write_directory(out_dir, files, info)
+
+
+def _fresh(out: Path, kind: str) -> Path:
+    """A new sibling name ``.NAME.{kind}-PID-TOKEN`` (pid first: see recover_stale)."""
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def load_metrics(path) -> dict:
+    """Read and validate a metrics.json (a file or its results directory)."""
+    from harness.core.formats import read_json_object
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / METRICS_JSON
+    doc = read_json_object(path)
+    validate_metrics(doc, source=str(path))
+    return doc
+
+
+def load_per_query(results_dir) -> list[dict]:
+    """Per-query rows of a results directory, validated line by line."""
+    from harness.core.formats import read_jsonl
+
+    path = Path(results_dir) / PER_QUERY
+    rows = []
+    for line, obj in read_jsonl(path):
+        for name in PER_QUERY_FIELDS:
+            if name not in obj:
+                raise FormatError(path, line, name, "missing")
+        if not is_finite_number(obj["value"]):
+            raise FormatError(path, line, "value", f"not a finite number: {obj['value']!r}")
+        rows.append(obj)
+    return rows
+
+
+def load_jsonl_rows(results_dir, name: str) -> list[dict]:
+    from harness.core.formats import read_jsonl
+
+    return [obj for _, obj in read_jsonl(Path(results_dir) / name)]

@@ -1,0 +1,493 @@
+"""Scoring with trec_eval semantics made explicit.
+
+Engine: ``pytrec_eval_terrier`` (NIST trec_eval).  What the harness adds, and why:
+
+* **trec_eval ``-c``**: every query in the qrels is scored.  A query the run did not answer
+  scores 0 on every measure and is counted (``queries_unanswered``); means are over the
+  qrels' queries.  A mean over the answered queries only flatters exactly the regressions
+  worth catching.
+* **No ties reach trec_eval**: each list is sorted by
+  ``(-score, doc_type, file_id, chunk_index)`` (:mod:`harness.core.doc_ids`) and its scores are
+  replaced by rank-derived values.  A dict whose scores hold no tie is handed over as it
+  is: trec_eval orders it by score, which is already that order, so rank-derived values
+  would change nothing (and skipping them keeps the harness within 1.5x of calling
+  pytrec_eval directly, ``benchmarks/bench_scoring.py``).  ``preserve_order=True`` instead
+  keeps the list order given (stages whose order is the product's own, e.g. after rerank
+  and diversity sampling).
+* **Unjudgeable queries are dropped, not zeroed**: a qrels query with no relevant document
+  would score 0 for every system; it is counted in ``queries_dropped_unjudgeable``.
+* **Negative labels** are judged non-relevant (relevance 0) and counted.  (trec_eval
+  itself reads a negative label as "not in the pool", which moves bpref only: no measure
+  the harness reports changes.)
+* **Graded relevance, linear gain**; ``binary=True`` collapses every positive grade to 1.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import math
+import numbers
+from dataclasses import dataclass, field
+from itertools import chain, compress, count, islice
+from operator import eq, itemgetter
+from typing import Iterable, Mapping, Sequence
+
+from harness.core.doc_ids import parse_doc_id
+from harness.core.measures import Measure, resolve
+from harness.core.records import ScoredDoc
+
+ENGINE_NAME = "pytrec_eval_terrier"
+SEMANTICS = (
+    "trec_eval -c: every qrels query is scored; an unanswered query scores 0 and is counted; "
+    "queries without a relevant document are dropped and counted"
+)
+TIE_BREAK = (
+    "sorted by (-score, doc_type, file_id, chunk_index) with ids {file}_{n} -> "
+    "(chunk, file, n), {file}_digest -> (digest, file, -1), other -> (doc, id, 0); "
+    "scores replaced by rank-derived values (a list without a tie is already in that order)"
+)
+PRESERVE_ORDER_TIE_BREAK = "list order as given (preserve_order); scores replaced by rank-derived values"
+
+
+def engine_version() -> str:
+    try:
+        return importlib.metadata.version(ENGINE_NAME)
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - install problem
+        return "unknown"
+
+
+def metric_engine_block(measures: Sequence[Measure], preserve_order: bool = False) -> dict:
+    """The ``metric_engine`` block of metrics.json."""
+    return {
+        "name": ENGINE_NAME,
+        "version": engine_version(),
+        "semantics": SEMANTICS,
+        "tie_break": PRESERVE_ORDER_TIE_BREAK if preserve_order else TIE_BREAK,
+        "gain": "linear",
+        "measures": {
+            m.name: m.trec_measure + (f" (run cut at {m.run_cutoff})" if m.run_cutoff else "")
+            for m in measures
+        },
+    }
+
+
+# --------------------------------------------------------------------------- normalisation
+
+_DOC = itemgetter(0)
+_SCORE = itemgetter(1)
+_QUERY_OF = itemgetter(0)
+_DOC_SCORE = itemgetter(1, 2)
+
+
+def _where(query_id) -> str:
+    return "ranking" if query_id is None else f"ranking of query {query_id!r}"
+
+
+def _as_pairs(docs, query_id=None) -> list[tuple[str, float]]:
+    """``[(doc_id, score)]`` from ScoredDocs, ``(doc_id, score)`` pairs or a dict."""
+    if isinstance(docs, Mapping):
+        return list(docs.items())
+    docs = docs if isinstance(docs, list) else list(docs)
+    if docs and set(map(type, docs)) == {ScoredDoc}:
+        if query_id is not None:
+            others = set(map(_QUERY_OF, docs)) - {query_id}
+            if others:
+                raise ValueError(f"{_where(query_id)}: holds documents of other queries "
+                                 f"{sorted(map(str, others))[:5]}")
+        return list(map(_DOC_SCORE, docs))
+    out = []
+    for doc in docs:
+        if isinstance(doc, ScoredDoc):
+            out.append((doc.doc_id, doc.score))
+            continue
+        try:
+            doc_id, score = doc
+        except (TypeError, ValueError):
+            raise ValueError(f"{_where(query_id)}: expected (doc_id, score), got {doc!r}") from None
+        out.append((doc_id, score))
+    return out
+
+
+def _check_ids(ids: list, query_id=None, unique: bool = False) -> None:
+    """Refuse non-string doc ids and (unless ``unique``) duplicate ones."""
+    if set(map(type, ids)) - {str}:
+        bad = next(d for d in ids if not isinstance(d, str))
+        raise ValueError(f"{_where(query_id)}: doc_id must be a string, got {bad!r}")
+    if not unique and len(set(ids)) != len(ids):
+        seen = set()
+        for doc_id in ids:
+            if doc_id in seen:
+                raise ValueError(f"{_where(query_id)}: duplicate doc_id {doc_id!r} "
+                                 "(a document cannot hold two ranks)")
+            seen.add(doc_id)
+
+
+def _all_floats(values) -> bool:
+    """True when every value is a finite ``float`` (the common case, checked in C)."""
+    if set(map(type, values)) != {float}:
+        return False
+    return math.isfinite(sum(values))
+
+
+def _check_scores(pairs: list[tuple[str, float]], query_id=None) -> None:
+    """Refuse non-numbers, NaN and infinities, naming the document."""
+    for doc_id, value in pairs:
+        if not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError(f"{_where(query_id)}: field 'score' of doc_id {doc_id!r} "
+                             f"must be a finite number, got {value!r}")
+
+
+def _check_pairs(pairs: list[tuple[str, float]], query_id=None, unique: bool = False) -> None:
+    """Refuse non-string or duplicate doc ids and non-finite or non-numeric scores."""
+    _check_ids(list(map(_DOC, pairs)), query_id, unique)
+    if not _all_floats(list(map(_SCORE, pairs))):
+        _check_scores(pairs, query_id)
+
+
+def _order(pairs: list[tuple[str, float]], cache: dict) -> list[tuple[str, float]]:
+    """Sort by :func:`harness.core.doc_ids.rank_key`: score descending, then structure.
+
+    Equal to ``sorted(pairs, key=lambda p: rank_key(p[0], p[1]))``, but only documents
+    that share a score pay for parsing their id: one C-level sort by score, then each run
+    of equal scores is ordered by ``(doc_type, file_id, chunk_index, doc_id)``.
+    """
+    ranking = sorted(pairs, key=_SCORE, reverse=True)
+    scores = list(map(_SCORE, ranking))
+    # positions p with scores[p] == scores[p + 1]
+    tied = list(compress(count(), map(eq, scores, islice(scores, 1, None))))
+    if not tied:
+        return ranking
+
+    def structure(pair):
+        key = cache.get(pair[0])
+        if key is None:
+            key = cache[pair[0]] = (*parse_doc_id(pair[0]), pair[0])
+        return key
+
+    def settle(first: int, last: int) -> None:  # ranking[first..last] share one score
+        if last == first + 1:
+            a, b = ranking[first], ranking[last]
+            if structure(b) < structure(a):
+                ranking[first], ranking[last] = b, a
+        else:
+            ranking[first:last + 1] = sorted(ranking[first:last + 1], key=structure)
+
+    start = end = tied[0]
+    for p in islice(tied, 1, None):
+        if p != end + 1:  # a new run of equal scores begins
+            settle(start, end + 1)
+            start = p
+        end = p
+    settle(start, end + 1)
+    return ranking
+
+
+def normalise_ranking(docs, preserve_order: bool = False, *,
+                      query_id: str | None = None) -> list[tuple[str, float]]:
+    """One query's list in the order trec_eval will see it, with the original scores.
+
+    Sorted by :func:`harness.core.doc_ids.rank_key` (or kept as given with ``preserve_order``).
+    Duplicate or non-string doc ids and non-finite scores are refused, naming the query
+    when ``query_id`` is given.
+    """
+    return _normalise(docs, preserve_order, query_id, {})
+
+
+def _normalise(docs, preserve_order, query_id, cache) -> list[tuple[str, float]]:
+    pairs = _as_pairs(docs, query_id)
+    _check_pairs(pairs, query_id, unique=isinstance(docs, Mapping))
+    if preserve_order:
+        return pairs
+    return _order(pairs, cache)
+
+
+def _ascending_if_untied(values, n: int, np):
+    """The values sorted ascending when they are finite numbers, pairwise distinct as the
+    doubles trec_eval reads (so ``2**53`` and ``2**53 + 1`` count as a tie); else None,
+    and the list goes to the checked path.  ``np`` is numpy (sorts long lists faster)."""
+    try:
+        if n < 32:
+            ascending = sorted(map(float, values))
+            if not (math.isfinite(ascending[0]) and math.isfinite(ascending[-1])):
+                return None
+            return None if any(map(eq, ascending, islice(ascending, 1, None))) else ascending
+        ascending = np.fromiter(values, float, n)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    ascending.sort()  # NaN sorts last
+    if not (math.isfinite(ascending[0]) and math.isfinite(ascending[-1])):
+        return None
+    return None if (ascending[1:] == ascending[:-1]).any() else ascending
+
+
+_BATCH_VALUES = 1 << 20  # values per numpy batch (8 MiB)
+
+
+def _untied_lists(lists: dict[str, dict], np) -> dict[str, Sequence[float]]:
+    """:func:`_ascending_if_untied` for many dicts: lists of one length are checked as the
+    rows of one array, so numpy's per-call cost is paid per batch, not per list."""
+    by_length: dict[int, list[str]] = {}
+    for query_id, docs in lists.items():
+        by_length.setdefault(len(docs), []).append(query_id)
+    out: dict[str, Sequence[float]] = {}
+    for n, ids in by_length.items():
+        rows = max(1, _BATCH_VALUES // n)
+        if n < 32 or len(ids) < 8:
+            for query_id in ids:
+                ascending = _ascending_if_untied(lists[query_id].values(), n, np)
+                if ascending is not None:
+                    out[query_id] = ascending
+            continue
+        for start in range(0, len(ids), rows):
+            batch = ids[start:start + rows]
+            try:
+                values = np.fromiter(chain.from_iterable(lists[q].values() for q in batch),
+                                     float, n * len(batch)).reshape(len(batch), n)
+            except (TypeError, ValueError, OverflowError):  # one bad list: check one by one
+                for query_id in batch:
+                    ascending = _ascending_if_untied(lists[query_id].values(), n, np)
+                    if ascending is not None:
+                        out[query_id] = ascending
+                continue
+            values.sort(axis=1)  # NaN sorts last
+            good = (np.isfinite(values[:, 0]) & np.isfinite(values[:, -1])
+                    & ~(values[:, 1:] == values[:, :-1]).any(axis=1))
+            for query_id, row, ok in zip(batch, values, good.tolist()):
+                if ok:
+                    out[query_id] = row
+    return out
+
+
+def _diagnose(qrels: Mapping, run: Mapping) -> None:
+    """Name the id or value trec_eval refused (the fast path leaves these checks to it)."""
+    for query_id in sorted(run):
+        for doc_id in qrels.get(query_id, {}):
+            if not isinstance(doc_id, str):
+                raise ValueError(f"qrels: doc_id for query_id={query_id!r} must be a string, "
+                                 f"got {doc_id!r}")
+        _check_pairs(list(run[query_id].items()), query_id, unique=True)
+
+
+_DESCENDING: tuple[float, ...] = ()  # (m, m-1, ..., 1.0), grown on demand
+
+
+def rank_scores(ranking: Sequence[tuple[str, float]], cutoff: int | None = None) -> dict[str, float]:
+    """Rank-derived scores (n, n-1, ..., 1): distinct, so trec_eval sees no tie."""
+    global _DESCENDING
+    if cutoff is not None:
+        ranking = ranking[:cutoff]
+    n = len(ranking)
+    if n > len(_DESCENDING):
+        _DESCENDING = tuple(map(float, range(max(n, 1000), 0, -1)))
+    return dict(zip(map(_DOC, ranking), _DESCENDING[len(_DESCENDING) - n:]))
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Per-query values and the counts that make a mean honest."""
+
+    measures: tuple[str, ...]
+    #: query_id -> measure -> value, for every scored (judgeable) qrels query
+    per_query: dict[str, dict[str, float]]
+    queries_unanswered: tuple[str, ...]
+    queries_dropped_unjudgeable: tuple[str, ...]
+    #: run queries that are not in the qrels (ignored, reported)
+    queries_not_in_qrels: tuple[str, ...]
+    negative_labels: int
+    judged_documents: int
+    relevant_documents: int
+    binary: bool
+    preserve_order: bool
+    #: query_id -> normalised ranking [(doc_id, original score)] that was scored
+    rankings: dict[str, list[tuple[str, float]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.per_query)
+
+    def values(self, measure: str, query_ids: Iterable[str] | None = None) -> list[float]:
+        ids = sorted(self.per_query) if query_ids is None else list(query_ids)
+        return [self.per_query[q][measure] for q in ids]
+
+    def mean(self, measure: str, query_ids: Iterable[str] | None = None) -> float:
+        """Mean over the qrels' scored queries (or the given subset of them)."""
+        vals = self.values(measure, query_ids)
+        if not vals:
+            raise ValueError(f"no scored queries to average for {measure}")
+        return sum(vals) / len(vals)
+
+    def means(self, query_ids: Iterable[str] | None = None) -> dict[str, float]:
+        ids = sorted(self.per_query) if query_ids is None else sorted(query_ids)
+        return {m: self.mean(m, ids) for m in self.measures}
+
+
+def _relevance(query_id, doc_id, rel) -> int:
+    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+        raise ValueError(
+            f"qrels: field 'relevance' for (query_id={query_id!r}, doc_id={doc_id!r}) "
+            f"must be an integer, got {rel!r}"
+        )
+    return int(rel)
+
+
+def prepare_qrels(qrels: Mapping[str, Mapping[str, int]], binary: bool = False):
+    """Qrels as trec_eval will see them: negatives -> 0, optional binary collapse.
+
+    Returns ``(judgeable, dropped, negative_labels)`` where ``dropped`` lists (sorted) the
+    queries with no relevant document.  Query and doc ids must be strings and labels
+    integers (doc ids are checked when trec_eval is handed the qrels, see
+    :func:`_diagnose`); a query's mapping is passed through uncopied when nothing needs
+    rewriting.
+    """
+    judgeable: dict[str, dict[str, int]] = {}
+    dropped: list[str] = []
+    negative = 0
+    for query_id, docs in qrels.items():
+        if not isinstance(query_id, str):
+            raise ValueError(f"qrels: query_id must be a string, got {query_id!r}")
+        values = docs.values()
+        if set(map(type, values)) != {int}:
+            if not docs:
+                dropped.append(query_id)
+                continue
+            docs = {d: _relevance(query_id, d, r) for d, r in docs.items()}
+            values = docs.values()
+        if max(values) <= 0:
+            dropped.append(query_id)
+            negative += sum(1 for r in values if r < 0)
+            continue
+        if min(values) < 0 or (binary and max(values) > 1):
+            negative += sum(1 for r in values if r < 0)
+            docs = {d: (0 if r < 0 else (1 if binary and r > 0 else r)) for d, r in docs.items()}
+        judgeable[query_id] = docs
+    return judgeable, sorted(dropped), negative
+
+
+def score(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence],
+    measures: Iterable[str] | None = None,
+    *,
+    binary: bool = False,
+    preserve_order: bool = False,
+    keep_rankings: int | None = None,
+) -> ScoreResult:
+    """Score ``run`` against ``qrels`` with trec_eval ``-c`` semantics (module docstring).
+
+    ``run`` maps query_id to ScoredDocs, ``(doc_id, score)`` pairs or ``{doc_id: score}``.
+    ``keep_rankings`` keeps the top-k of each normalised list in the result.  Measures
+    with a run cut-off (MRR@10) get a second trec_eval pass over the cut lists.
+    """
+    import numpy as np
+    import pytrec_eval
+
+    resolved = resolve(measures)
+    judgeable, dropped, negative = prepare_qrels(qrels, binary=binary)
+
+    cache: dict[str, tuple] = {}
+    full: dict[str, dict[str, float]] = {}  # what trec_eval sees for the whole list
+    ordered: dict[str, list[tuple[str, float]]] = {}  # normalised lists
+    # Lists passed to trec_eval unchanged (query -> their scores, ascending): a dict whose
+    # scores hold no tie is already in rank_key order, so rank-derived scores would change
+    # nothing.  Its ids and value types are checked when trec_eval reads them (_diagnose).
+    untied: dict[str, Sequence[float]] = {}
+    unanswered: list[str] = []
+    if not preserve_order:
+        untied = _untied_lists({q: d for q in judgeable if type(d := run.get(q)) is dict and d}, np)
+    for query_id in judgeable:
+        docs = run.get(query_id)
+        if not docs:
+            unanswered.append(query_id)
+            continue
+        if query_id in untied:
+            full[query_id] = docs
+            continue
+        ranking = _normalise(docs, preserve_order, query_id, cache)
+        if not ranking:  # an empty iterable
+            unanswered.append(query_id)
+            continue
+        full[query_id] = rank_scores(ranking)
+        ordered[query_id] = ranking
+
+    def ranking_of(query_id: str) -> list[tuple[str, float]]:
+        ranking = ordered.get(query_id)
+        if ranking is None:
+            ranking = sorted(full[query_id].items(), key=_SCORE, reverse=True)
+        return ranking
+
+    def cut(query_id: str, k: int) -> dict[str, float]:
+        if query_id in ordered:
+            return rank_scores(ordered[query_id], k)
+        docs = full[query_id]
+        if len(docs) <= k:
+            return docs
+        threshold = float(untied[query_id][-k])  # the k-th highest score, as a double
+        return {d: s for d, s in docs.items() if float(s) >= threshold}
+
+    def evaluate(trec_run, specs):
+        trec_qrels = judgeable if len(trec_run) == len(judgeable) else {
+            q: judgeable[q] for q in trec_run
+        }
+        values = pytrec_eval.RelevanceEvaluator(trec_qrels, specs).evaluate(trec_run)
+        if len(values) != len(trec_run):
+            lost = sorted(set(trec_run) - set(values))
+            raise RuntimeError(f"{ENGINE_NAME} returned no values for queries {lost[:5]}")
+        return values
+
+    def run_at(cutoff):
+        return full if cutoff is None else {q: cut(q, cutoff) for q in full}
+
+    evaluated: dict[int | None, dict] = {}
+    trec_measures: dict[int | None, set[str]] = {}
+    for m in resolved:
+        trec_measures.setdefault(m.run_cutoff, set()).add(m.trec_measure)
+    for cutoff, specs in trec_measures.items():
+        evaluated[cutoff] = {}
+        if not full:
+            continue
+        try:
+            evaluated[cutoff] = evaluate(run_at(cutoff), specs)
+        except TypeError:  # an id or a value trec_eval cannot read
+            _diagnose(judgeable, full)
+            # valid numbers of a type trec_eval does not take (numpy float32 ...): re-rank
+            for query_id in sorted(untied):
+                ordered[query_id] = _normalise(run[query_id], False, query_id, cache)
+                full[query_id] = rank_scores(ordered[query_id])
+            untied.clear()
+            evaluated[cutoff] = evaluate(run_at(cutoff), specs)
+
+    # every judgeable query gets every measure: 0.0 where the run did not answer (-c)
+    names = [m.name for m in resolved]
+    groups = [
+        (evaluated[cutoff], [m.name for m in resolved if m.run_cutoff == cutoff],
+         [m.trec_key for m in resolved if m.run_cutoff == cutoff])
+        for cutoff in trec_measures
+    ]
+    per_query: dict[str, dict[str, float]] = {}
+    zeros = [0.0] * len(names)
+    for query_id in sorted(judgeable):
+        row: dict[str, float] = {}
+        for values, columns, keys in groups:
+            found = values.get(query_id)
+            row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
+        per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
+
+    rankings = {}
+    if keep_rankings:
+        rankings = {q: ranking_of(q)[:keep_rankings] for q in sorted(full)}
+    return ScoreResult(
+        measures=tuple(m.name for m in resolved),
+        per_query=per_query,
+        queries_unanswered=tuple(sorted(unanswered)),
+        queries_dropped_unjudgeable=tuple(dropped),
+        queries_not_in_qrels=tuple(sorted(set(run) - set(qrels))),
+        negative_labels=negative,
+        judged_documents=sum(len(d) for d in judgeable.values()),
+        relevant_documents=sum(sum(map((0).__lt__, d.values())) for d in judgeable.values()),
+        binary=binary,
+        preserve_order=preserve_order,
+        rankings=rankings,
+    )

@@ -1,0 +1,95 @@
+"""The backend interface: index documents, return candidate lists per leg.
+
+A backend owns storage and first-stage scoring only.  Fusion, rerank and scoring live in
+the harness (:mod:`harness.retrieval.fusion`, :mod:`harness.retrieval.rerank`, :mod:`harness.evaluation.scoring`), so one
+arm means the same thing on every backend.  Nothing here assumes the index lives in this
+process: documents go in as plain records, results come back as ``(doc_id, score)`` lists,
+and embedding provenance is *surveyed* from what the index holds.
+
+Legs: ``bm25`` (lexical) and ``dense`` (exact inner product over embeddings).  Each leg's
+list is in the harness's total order: score descending, then document structure
+(:func:`harness.core.doc_ids.rank_key`), so the cut at ``k`` never depends on input order.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+LEGS = ("bm25", "dense")
+
+
+@dataclass(frozen=True)
+class IndexDoc:
+    """One document as a backend indexes it."""
+
+    doc_id: str
+    file_id: str
+    #: the text the lexical leg indexes
+    text: str
+    #: the text the dense leg embeds (the text itself, or a header + the text)
+    embedded_text: str
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """One query; ``files`` restricts it to those files (the gold-files oracle scope)."""
+
+    query_id: str
+    text: str
+    files: tuple[str, ...] | None = None
+
+
+Candidates = dict[str, list[tuple[str, float]]]
+
+
+@dataclass(frozen=True)
+class EmbeddingSurvey:
+    """What the indexed documents say about the model that embedded them."""
+
+    #: model label (or None when a document does not say) -> number of documents
+    counts: Mapping[str | None, int]
+    dimension: int | None
+
+
+class Backend(ABC):
+    """Index once, then search legs for batches of queries (thread-safe after indexing)."""
+
+    name: str = "abstract"
+
+    @abstractmethod
+    def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
+        """Index ``docs`` for the given legs (a leg not asked for is not built)."""
+
+    @abstractmethod
+    def search(self, leg: str, queries: Sequence[SearchQuery], k: int) -> Candidates:
+        """Top ``k`` per query on one leg: ``{query_id: [(doc_id, score), ...]}``.
+
+        Only documents the leg actually matches are returned (a BM25 score of 0 is no
+        match), so a list may be shorter than ``k`` or empty.
+        """
+
+    def prepare_queries(self, queries: Sequence[SearchQuery]) -> None:
+        """Optional: do per-query work that is not retrieval (e.g. embed all queries at
+        once) before latency is measured."""
+
+    @abstractmethod
+    def embedding_survey(self) -> EmbeddingSurvey:
+        """Per-document embedding model labels, counted, and the vector dimension."""
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """The backend's part of metrics.json (deterministic, no machine paths)."""
+
+    def run_stats(self) -> dict:
+        """Counters for runinfo.json (not part of the claim)."""
+        return {}
+
+    def close(self) -> None:
+        """Release resources."""
+
+
+def check_leg(leg: str) -> None:
+    if leg not in LEGS:
+        raise ValueError(f"unknown leg {leg!r}; expected one of {sorted(LEGS)}")

@@ -1,0 +1,147 @@
+"""Encoders: a model profile made callable, loaded from local weights only.
+
+Every encoder exposes ``model_id``, ``weights_sha256``, ``dimension``, ``label``
+(``model_id@sha256[:12]``: what each embedded document records), the two prefixes, and
+``encode_queries`` / ``encode_documents`` returning float32 ``(n, dimension)`` arrays,
+L2-normalised when the profile says so.  Prefixes are applied here and nowhere else, so the
+embedding cache keys on exactly the text the model read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from harness.core import heavy, settings
+from harness.core.canonical import sha256_file
+from harness.retrieval.embeddings.profiles import ModelProfile
+
+log = logging.getLogger(__name__)
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".npy", ".onnx")
+
+
+def weights_sha256(model_dir) -> str:
+    """sha256 of a model directory's weight files.
+
+    One weight file: its own sha256.  Several: the sha256 of ``"relative/path sha256\\n"``
+    lines in path order, so the digest names every tensor file and nothing else.
+    """
+    root = Path(model_dir)
+    files = sorted(p for p in root.rglob("*")
+                   if p.is_file() and p.suffix in WEIGHT_SUFFIXES
+                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    if not files:
+        raise FileNotFoundError(f"no weight files ({', '.join(WEIGHT_SUFFIXES)}) in {root}")
+    if len(files) == 1:
+        return sha256_file(files[0])
+    manifest = "".join(f"{p.relative_to(root).as_posix()} {sha256_file(p)}\n" for p in files)
+    return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
+
+
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32, copy=False)
+
+
+class Encoder:
+    """Base: subclasses implement :meth:`_encode_raw` (texts already prefixed)."""
+
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
+        self.profile = profile
+        self.path = path
+        self.batch_size = batch_size
+        self.model_id = profile.model_id
+        self.query_prefix = profile.query_prefix
+        self.document_prefix = profile.document_prefix
+        self.weights_sha256 = weights_sha256(path)
+        self.dimension = profile.dimension
+
+    @property
+    def label(self) -> str:
+        """What an embedded document records as its model: ``model_id@sha256[:12]``."""
+        return f"{self.model_id}@{self.weights_sha256[:12]}"
+
+    def _encode_raw(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts exactly as given (prefixes already applied)."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = np.asarray(self._encode_raw(list(texts)), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape != (len(texts), self.dimension):
+            raise ValueError(f"{self.model_id}: expected vectors of shape "
+                             f"({len(texts)}, {self.dimension}), got {vectors.shape}")
+        return l2_normalise(vectors) if self.profile.normalize else vectors
+
+    def query_texts(self, texts: Sequence[str]) -> list[str]:
+        return [self.query_prefix + t for t in texts]
+
+    def document_texts(self, texts: Sequence[str]) -> list[str]:
+        return [self.document_prefix + t for t in texts]
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode(self.query_texts(texts))
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode(self.document_texts(texts))
+
+    def describe(self) -> dict:
+        return {**self.profile.block(), "weights_sha256": self.weights_sha256,
+                "label": self.label}
+
+
+def offline_transformers() -> None:
+    """Load models offline, and without transformers' per-load report and weight-loading
+    bar (noise on every run; the harness shows its own progress and records provenance)."""
+    settings.go_offline()
+    transformers = heavy.load("transformers")
+
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+
+
+class SentenceTransformerEncoder(Encoder):
+    """A sentence-transformers model from a local directory (``HF_HUB_OFFLINE``)."""
+
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
+        super().__init__(profile, path, batch_size)
+        offline_transformers()
+        SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
+
+        self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        actual = self.model.get_embedding_dimension()
+        if actual != profile.dimension:
+            raise ValueError(f"embedding model {profile.model_id}: declared dimension "
+                             f"{profile.dimension} but the model produces {actual}")
+        if profile.max_seq_length:
+            self.model.max_seq_length = profile.max_seq_length
+
+    def _encode_raw(self, texts):
+        return self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+                                 convert_to_numpy=True, normalize_embeddings=False)
+
+
+class StaticEncoder(Encoder):
+    """A model2vec static model (token-vector lookup and mean pooling) from a directory."""
+
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 1024):
+        super().__init__(profile, path, batch_size)
+        StaticModel = heavy.load("model2vec").StaticModel
+
+        self.model = StaticModel.from_pretrained(str(path), force_download=False)
+        actual = int(self.model.dim)
+        if actual != profile.dimension:
+            raise ValueError(f"embedding model {profile.model_id}: declared dimension "
+                             f"{profile.dimension} but the model produces {actual}")
+
+    def _encode_raw(self, texts):
+        return self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+                                 use_multiprocessing=False)

@@ -1,0 +1,1 @@
+"""Studies built on the harness: embedding-model migration decisions and aggregation answers."""

@@ -1,0 +1,203 @@
+"""answers.json (the claim, canonical JSON) and answers.md (the same tables for a reader).
+
+answers.json is a standalone document of kind ``"answers"``: the warehouse ingests it through
+``warehouse.ingest_document`` (its ``tier`` is the most restrictive of the corpora, its
+``corpus`` the pooled name).  Layout::
+
+    kind, schema_version, corpus, tier
+    corpora[]      name, version, licence, tier, sha256, evidence, files, turns,
+                   aggregation_queries
+    answerer       name, is_production_path, description, row_limit, model (always null)
+    policy         every scoring rule (harness.studies.answers.grading.AnswerPolicy)
+    scoring        engine, measures, what the mean iterates
+    scope, store   what each question is answered over; the store's schema version
+    rows[]         corpus, tier, query_class, rule (``all`` and each rule), n, unanswered,
+                   EM, partial, answered, scored_on ("answer")
+    floor_rows[]   the same rows for the ``none`` answerer over the same gold set
+    answers[]      per query: corpus, tier, query_class, query_id, rule, question,
+                   answer_kind, gold, predicted, EM, partial, answered, mechanism, notes
+
+Nothing in it depends on the database the store lives in or on timing, so two runs on
+unchanged inputs, from SQLite or from PostgreSQL, write the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from harness.studies.answers.grading import MEASURES, SCORED_ON, AnswerPolicy
+from harness.core.formats import FormatError
+from harness.core.tiers import TIERS, most_restrictive_tier
+
+KIND = "answers"
+SCHEMA_VERSION = 1
+ANSWERS_JSON = "answers.json"
+ANSWERS_MD = "answers.md"
+
+REQUIRED_FIELDS = ("kind", "schema_version", "corpus", "tier", "corpora", "answerer", "policy",
+                   "scoring", "rows", "floor_rows", "answers")
+ROW_FIELDS = ("corpus", "tier", "query_class", "rule", "n", "unanswered", *MEASURES, "scored_on")
+ANSWER_FIELDS = ("corpus", "tier", "query_class", "query_id", "rule", "question", "answer_kind",
+                 "gold", "predicted", *MEASURES, "mechanism", "notes")
+
+MEASURE_TEXT = {
+    "EM": "exact match under the policy (the gate)",
+    "partial": "diagnostic partial credit under the policy; never a substitute for EM",
+    "answered": "share of the gold queries the answerer attempted",
+}
+
+
+def corpus_block(corpus, aggregation_queries: int) -> dict:
+    """A corpus's provenance as listed in answers.json (like metrics.json's ``corpora[]``)."""
+    src = corpus.source
+    return {"name": src.name, "version": src.version, "licence": src.licence, "tier": src.tier,
+            "sha256": src.sha256, "evidence": src.evidence,
+            "files": len(corpus.files) or len(corpus.documents), "turns": len(corpus.turns),
+            "aggregation_queries": aggregation_queries}
+
+
+def build_document(corpora: list[dict], answerer: Mapping, policy: AnswerPolicy,
+                   rows: list[dict], floor_rows: list[dict], answers: list[dict],
+                   store_schema_version: int | None) -> dict:
+    names = sorted(c["name"] for c in corpora)
+    return {
+        "kind": KIND,
+        "schema_version": SCHEMA_VERSION,
+        "corpus": "+".join(names),
+        "tier": most_restrictive_tier(c["tier"] for c in corpora),
+        "corpora": sorted(corpora, key=lambda c: c["name"]),
+        "answerer": dict(answerer),
+        "policy": policy.to_dict(),
+        "scoring": {"engine": "harness.studies.answers.grading", "measures": dict(MEASURE_TEXT),
+                    "mean": "over the gold query set (an unanswered query scores 0 and counts)",
+                    "scored_on": SCORED_ON},
+        "scope": "each question is answered over its own corpus's rows in the transcript store",
+        "store": {"schema_version": store_schema_version},
+        "rows": rows,
+        "floor_rows": floor_rows,
+        "answers": answers,
+    }
+
+
+def _fail(source, field, message):
+    raise FormatError(source, None, field, message)
+
+
+def validate_document(doc, source: str = ANSWERS_JSON) -> None:
+    """Refuse an answers document that is incomplete or inconsistent, naming the field:
+    required fields, kind and version, tiers (each row's is its corpora's most restrictive),
+    measures in [0, 1], ``unanswered <= n``, and each row's means recomputed from ``answers``."""
+    if not isinstance(doc, Mapping):
+        _fail(source, None, "an answers document must be a JSON object")
+    for name in REQUIRED_FIELDS:
+        if name not in doc:
+            _fail(source, name, "missing")
+    if doc["kind"] != KIND:
+        _fail(source, "kind", f"expected {KIND!r}, got {doc['kind']!r}")
+    if doc["schema_version"] != SCHEMA_VERSION:
+        _fail(source, "schema_version", f"unsupported schema version {doc['schema_version']!r}; "
+              f"expected {SCHEMA_VERSION}")
+    tiers = {}
+    for i, c in enumerate(doc["corpora"]):
+        if not isinstance(c, Mapping) or c.get("tier") not in TIERS or not c.get("name"):
+            _fail(source, f"corpora[{i}]", f"needs a name and a tier in {sorted(TIERS)}")
+        tiers[c["name"]] = c["tier"]
+    if not tiers:
+        _fail(source, "corpora", "must list at least one corpus")
+    if doc["tier"] != most_restrictive_tier(tiers.values()):
+        _fail(source, "tier", f"{doc['tier']!r} is not the most restrictive tier of the corpora")
+    for i, a in enumerate(doc["answers"]):
+        for name in ANSWER_FIELDS:
+            if name not in a:
+                _fail(source, f"answers[{i}].{name}", "missing")
+        if tiers.get(a["corpus"]) != a["tier"]:
+            _fail(source, f"answers[{i}].tier", f"does not match corpus {a['corpus']!r}")
+    for block in ("rows", "floor_rows"):
+        for i, row in enumerate(doc[block]):
+            where = f"{block}[{i}]"
+            for name in ROW_FIELDS:
+                if name not in row:
+                    _fail(source, f"{where}.{name}", "missing")
+            names = str(row["corpus"]).split("+")
+            if any(n not in tiers for n in names):
+                _fail(source, f"{where}.corpus", f"{row['corpus']!r} names an unlisted corpus")
+            if row["tier"] != most_restrictive_tier(tiers[n] for n in names):
+                _fail(source, f"{where}.tier", f"{row['tier']!r} does not match {row['corpus']!r}")
+            for m in MEASURES:
+                value = row[m]
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not 0.0 <= value <= 1.0:
+                    _fail(source, f"{where}.{m}", f"must be a number in [0, 1], got {value!r}")
+            if not isinstance(row["n"], int) or row["n"] < 1 or not 0 <= row["unanswered"] <= row["n"]:
+                _fail(source, f"{where}.n", "n must be >= 1 and unanswered within [0, n]")
+    for i, row in enumerate(doc["rows"]):
+        members = [a for a in doc["answers"] if a["corpus"] in row["corpus"].split("+")
+                   and a["query_class"] == row["query_class"]
+                   and (row["rule"] == "all" or a["rule"] == row["rule"])]
+        if len(members) != row["n"]:
+            _fail(source, f"rows[{i}].n", f"{row['n']} but {len(members)} answers belong to it")
+        for m in MEASURES:
+            mean = sum(a[m] for a in members) / len(members)
+            if abs(mean - row[m]) > 1e-9:
+                _fail(source, f"rows[{i}].{m}", f"{row[m]!r} is not the mean {mean!r} of its answers")
+
+
+def _table(rows: list[dict]) -> str:
+    lines = ["| corpus | tier | class | rule | n | unans. | EM | partial | answered |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['corpus']} | {r['tier']} | {r['query_class']} | {r['rule']} | "
+                     f"{r['n']} | {r['unanswered']} | {r['EM']:.4f} | {r['partial']:.4f} | "
+                     f"{r['answered']:.4f} |")
+    return "\n".join(lines)
+
+
+def _value(value) -> str:
+    if value is None:
+        return "(declined)"
+    if isinstance(value, list):
+        return "[" + ", ".join(value) + "]"
+    if isinstance(value, Mapping):
+        return f"{value['speaker']} ({value['count']} sessions)"
+    return str(value)
+
+
+def render_markdown(doc: Mapping) -> str:
+    """answers.md: the answer table (4 decimals), the none floor beside it, the policy."""
+    a = doc["answerer"]
+    out = [f"# Aggregation answers: `{a['name']}` answerer", "",
+           f"{a['description']}.  Production path: {'yes' if a['is_production_path'] else 'no'}; "
+           "model: none.", "",
+           "Scored on the answer, not on a ranking: `EM` (the gate), `partial` (diagnostic), "
+           "`answered` (attempted at all).  Means iterate the gold query set: a declined query "
+           "scores 0 and stays in the denominator.", "",
+           _table(doc["rows"]), "",
+           "## The floor: the `none` answerer on the same gold set", "",
+           _table(doc["floor_rows"]), "",
+           "The `none` answerer declines every query, so the same scoring path over the same "
+           "gold queries reads 0.0000 EM with answered 0.0000.  That floor is what makes the "
+           "table above a measurement: the difference is due only to who answered.  A reference "
+           "answerer's 1.0000 characterises the corpus and the mechanism (exact phrases in "
+           "the generator's own question frames), not a shipped system or paraphrased "
+           "questions.", "",
+           "## Policy", ""]
+    for key in sorted(doc["policy"]):
+        out.append(f"- `{key}`: {doc['policy'][key]}")
+    out += ["", "## Corpora", "",
+            "| corpus | licence | tier | sha256 | files | turns | aggregation queries |",
+            "|---|---|---|---|---:|---:|---:|"]
+    for c in doc["corpora"]:
+        out.append(f"| {c['name']} | {c['licence']} | {c['tier']} | `{c['sha256'][:12]}` | "
+                   f"{c['files']} | {c['turns']} | {c['aggregation_queries']} |")
+    misses = [x for x in doc["answers"] if x["EM"] < 1.0]
+    out += ["", f"## Answers not exactly right ({len(misses)} of {len(doc['answers'])})", ""]
+    if misses:
+        out += ["| corpus | query | rule | gold | predicted | EM | partial | mechanism |",
+                "|---|---|---|---|---|---:|---:|---|"]
+        for x in misses:
+            out.append(f"| {x['corpus']} | {x['query_id']} | {x['rule']} | {_value(x['gold'])} | "
+                       f"{_value(x['predicted'])} | {x['EM']:.4f} | {x['partial']:.4f} | "
+                       f"{x['mechanism']} |")
+    else:
+        out.append("None.")
+    return "\n".join(out) + "\n"

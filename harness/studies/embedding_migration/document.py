@@ -1,0 +1,277 @@
+"""The migration report: ``migration.json`` (the claim, canonical JSON, kind ``migration``),
+``migration.md`` (the same numbers for a reader), ``per_query.jsonl`` (every per-query
+recall the ratios were computed from) and ``runinfo.json`` (durations, embedding counts and
+host; not part of the claim).  The directory is written beside its target and renamed into
+place, so an interrupted run leaves the previous report whole.
+
+:func:`validate_document` is what the warehouse runs before storing a report.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from harness.core.canonical import canonical_json, canonical_line
+from harness.studies.embedding_migration.decision import DECISIONS, THRESHOLDS
+from harness.studies.embedding_migration.study import KIND, SCHEMA_VERSION, TIERS
+from harness.core.tiers import TIERS as LICENCE_TIERS
+
+REPORT_JSON = "migration.json"
+REPORT_MD = "migration.md"
+PER_QUERY = "per_query.jsonl"
+
+_QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _fail(source, where: str, message: str):
+    raise ValueError(f"{source}: field '{where}': {message}")
+
+
+def _number(value, source, where, *, nullable=False):
+    if value is None and nullable:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        _fail(source, where, f"must be a finite number{' or null' if nullable else ''}, got {value!r}")
+
+
+def _mapping(value, source, where) -> Mapping:
+    if not isinstance(value, Mapping):
+        _fail(source, where, f"must be an object, got {type(value).__name__}")
+    return value
+
+
+def _interval(value, source, where, *, nullable=False):
+    if value is None and nullable:
+        return
+    block = _mapping(value, source, where)
+    for key in ("estimate", "lower", "upper"):
+        _number(block.get(key), source, f"{where}.{key}")
+    if not block["lower"] - 1e-9 <= block["estimate"] <= block["upper"] + 1e-9:
+        _fail(source, where, f"the estimate {block['estimate']} lies outside its own interval "
+                             f"[{block['lower']}, {block['upper']}]")
+
+
+def validate_document(doc, source="migration document") -> None:
+    """Raise ``ValueError`` naming ``source`` and the field unless ``doc`` is a migration
+    report this code can read: kind, schema, corpus and licence tier, both models, every
+    tier's quantities (each estimate inside its interval) and decision."""
+    doc = _mapping(doc, source, "(document)")
+    if doc.get("kind") != KIND:
+        _fail(source, "kind", f"expected {KIND!r}, got {doc.get('kind')!r}")
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        _fail(source, "schema_version", f"expected {SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
+    if not isinstance(doc.get("corpus"), str) or not doc["corpus"]:
+        _fail(source, "corpus", f"must name the corpus, got {doc.get('corpus')!r}")
+    if doc.get("tier") not in LICENCE_TIERS:
+        _fail(source, "tier", f"unknown licence tier {doc.get('tier')!r}; expected one of "
+                              f"{sorted(LICENCE_TIERS)}")
+    corpora = doc.get("corpora")
+    if not isinstance(corpora, list) or not corpora:
+        _fail(source, "corpora", "must list the corpus with its provenance")
+    for i, c in enumerate(corpora):
+        c = _mapping(c, source, f"corpora[{i}]")
+        if c.get("tier") not in LICENCE_TIERS:
+            _fail(source, f"corpora[{i}].tier", f"unknown licence tier {c.get('tier')!r}")
+    tiers_seen = [c["tier"] for c in corpora]
+    if max(tiers_seen, key=LICENCE_TIERS.index) != doc["tier"]:
+        _fail(source, "tier", f"{doc['tier']!r} is not the most restrictive tier of its corpora "
+                              f"{sorted(tiers_seen)}")
+    models = _mapping(doc.get("models"), source, "models")
+    for side in ("old", "new"):
+        model = _mapping(models.get(side), source, f"models.{side}")
+        for key in ("model_id", "weights_sha256", "label"):
+            if not isinstance(model.get(key), str) or not model[key]:
+                _fail(source, f"models.{side}.{key}", f"must be a non-empty string, got {model.get(key)!r}")
+        if isinstance(model.get("dimension"), bool) or not isinstance(model.get("dimension"), int):
+            _fail(source, f"models.{side}.dimension", f"must be an integer, got {model.get('dimension')!r}")
+    tiers = _mapping(doc.get("tiers"), source, "tiers")
+    if not tiers or set(tiers) - set(TIERS):
+        _fail(source, "tiers", f"must hold some of {list(TIERS)}, got {sorted(tiers)}")
+    for name, block in sorted(tiers.items()):
+        where = f"tiers.{name}"
+        block = _mapping(block, source, where)
+        if isinstance(block.get("n"), bool) or not isinstance(block.get("n"), int) or block["n"] < 1:
+            _fail(source, f"{where}.n", f"must be a positive integer, got {block.get('n')!r}")
+        for q in _QUANTITIES:
+            _interval(block.get(q), source, f"{where}.{q}",
+                      nullable=q == "unadapted" or (q == "gain" and name == "T0"))
+        if name == "T1" and block.get("gain") is None:
+            _fail(source, f"{where}.gain", "T1 measures the upgrade gain")
+        decision = _mapping(block.get("decision"), source, f"{where}.decision")
+        if decision.get("decision") not in DECISIONS:
+            _fail(source, f"{where}.decision.decision",
+                  f"{decision.get('decision')!r} is not one of {sorted(DECISIONS)}")
+        for key in ("flags", "straddles"):
+            if not isinstance(decision.get(key), list) or decision[key] != sorted(decision[key]):
+                _fail(source, f"{where}.decision.{key}", "must be a sorted list")
+    headline = _mapping(doc.get("decision"), source, "decision")
+    if headline.get("tier") not in tiers:
+        _fail(source, "decision.tier", f"{headline.get('tier')!r} is not a measured tier")
+    if headline.get("decision") != tiers[headline["tier"]]["decision"]["decision"]:
+        _fail(source, "decision.decision", "differs from its tier's decision")
+    thresholds = _mapping(doc.get("thresholds"), source, "thresholds")
+    for key in THRESHOLDS:
+        _number(thresholds.get(key), source, f"thresholds.{key}")
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _f(value, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _iv(block, digits: int = 3) -> str:
+    if block is None:
+        return "n/a"
+    return (f"{block['estimate']:.{digits}f} [{block['lower']:.{digits}f}, "
+            f"{block['upper']:.{digits}f}]")
+
+
+def _signed(block, digits: int = 3) -> str:
+    if block is None:
+        return "n/a"
+    return (f"{block['estimate']:+.{digits}f} [{block['lower']:+.{digits}f}, "
+            f"{block['upper']:+.{digits}f}]")
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _prefix(value) -> str:
+    return "none" if value == "" else f"`{value}`"
+
+
+def render_markdown(doc: Mapping) -> str:
+    """The report for a reader: every number of ``doc``, nothing that is not in it."""
+    models, settings, tiers = doc["models"], doc["settings"], doc["tiers"]
+    old, new = models["old"], models["new"]
+    corpus = doc["corpora"][0]
+    conf = f"{settings['confidence']:.0%}"
+    out = [f"# Embedding-model migration: {old['model_id']} -> {new['model_id']}", ""]
+    head = doc["decision"]
+    out += [f"**Decision ({head['tier']}): `{head['decision']}`.** {head['reason']}."
+            + (f" Flags: {', '.join(head['flags'])}." if head["flags"] else ""), ""]
+    if doc["pair"].get("situation"):
+        out += [f"What this pair stands for: {doc['pair']['situation']}.", ""]
+    out += ["## Corpus", "",
+            _table(["corpus", "licence", "tier", "version", "sha256", "files", "chunks",
+                    "distinct texts", "judged queries", "dropped (unjudgeable)"],
+                   [[corpus["name"], corpus["licence"], corpus["tier"], corpus["version"] or "-",
+                     corpus["sha256"][:16], corpus["files"], corpus["chunks"],
+                     corpus["distinct_texts"],
+                     "-" if corpus["queries_judged"] is None else corpus["queries_judged"],
+                     "-" if corpus["queries_dropped_unjudgeable"] is None
+                     else corpus["queries_dropped_unjudgeable"]]]),
+            "", f"Licence evidence: {corpus['evidence']}", ""]
+    out += ["## Models", "",
+            _table(["side", "model", "kind", "source", "weights sha256", "dimension",
+                    "normalised", "pooling", "query prefix", "document prefix"],
+                   [[side, m["model_id"], m["kind"], m.get("source", "-"), m["weights_sha256"],
+                     m["dimension"], "yes" if m["normalize"] else "no", m["pooling"],
+                     _prefix(m["query_prefix"]), _prefix(m["document_prefix"])]
+                    for side, m in (("OLD", old), ("NEW", new))]), ""]
+    for side, m in (("OLD", old), ("NEW", new)):
+        if m.get("derived_from"):
+            params = ", ".join(f"{k}={v}" for k, v in sorted(m["derivation"].items()))
+            out.append(f"- {side} is derived from {m['derived_from']} (base weights sha256 "
+                       f"{m.get('base_weights_sha256', '-')}; {params}).")
+    out += ["", "## Adapted recall retention", "",
+            f"Recall@{settings['k']}; intervals: {conf} paired ratio bootstrap "
+            f"({settings['method']}, {settings['resamples']} resamples, seed {settings['seed']}; "
+            "query indices drawn once per resample for numerator and denominator).", ""]
+    rows = []
+    for name in TIERS:
+        if name not in tiers:
+            continue
+        t = tiers[name]
+        rows.append([name, t["n"], t["index_documents"], _f(t["recall"]["oracle"]),
+                     _iv(t["arr"]), _iv(t["old_retention"]),
+                     _iv(t["unadapted"]) if t["unadapted"] else "n/a",
+                     _iv(t["gain"]) if t["gain"] else "—",
+                     _signed(t["bridge_minus_old"]), f"`{t['decision']['decision']}`"])
+    out += [_table(["tier", "queries", "index", "oracle recall", "ARR", "OLD alone",
+                    "unadapted", "upgrade gain", "ARR - OLD", "decision"], rows), ""]
+    for name in TIERS:
+        if name not in tiers:
+            continue
+        t = tiers[name]
+        d = t["decision"]
+        out += [f"### {name}: `{d['decision']}` (rule `{d['rule']}`)", "",
+                f"Queries: {t['queries']}; relevant: {t['relevance']}.", "",
+                f"- Mean recall@{settings['k']}: oracle {_f(t['recall']['oracle'], 4)}, adapted "
+                f"{_f(t['recall']['adapted'], 4)}, OLD {_f(t['recall']['old'], 4)}, unadapted "
+                f"{_f(t['recall']['unadapted'], 4)}.",
+                f"- {d['reason']}."]
+        if t["unadapted_reason"]:
+            out.append(f"- Unadapted baseline n/a: {t['unadapted_reason']}.")
+        if d["flags"]:
+            out.append(f"- Flags: {', '.join(d['flags'])}"
+                       + (f" (intervals straddle: {', '.join(d['straddles'])})"
+                          if d["straddles"] else "") + ".")
+        if t.get("caveat"):
+            out.append(f"- Caveat: {t['caveat']}")
+        out.append("")
+    adapter = doc["adapter"]
+    out += ["## Adapter", "",
+            f"Chosen: **{adapter['chosen']}** ({adapter['parameters']} free parameters, refitted "
+            f"on {adapter['fitted_on']} document pairs disjoint from the T0 proxies). Rule: "
+            f"{adapter['rule']}.", "",
+            _table(["adapter", "parameters", "hyper-parameters", "validation MSE",
+                    "validation retention"],
+                   [[c["name"], c["parameters"],
+                     ", ".join(f"{k}={v:.4g}" for k, v in sorted(c["hyper"].items())) or "-",
+                     f"{c['validation_mse']:.5f}", f"{c['validation_retention']:.4f}"]
+                    for c in adapter["candidates"]]), ""]
+    sp = doc["split"]
+    out += ["## Split", "",
+            f"{sp['distinct_texts']} distinct chunk texts; T0 sample {sp['sample']} (its index), "
+            f"{sp['heldout']} held-out proxies, {sp['fitting_pairs']} fitting pairs "
+            f"({sp['train']} train, {sp['validation']} validation, of which "
+            f"{sp['validation_proxies']} serve as validation proxies). Seed {settings['seed']}; "
+            f"streams: {settings['stream']}.", ""]
+    out += ["## Thresholds", "",
+            _table(["threshold", "value"], [[k, f"{v:g}"] for k, v in sorted(doc["thresholds"].items())]),
+            "", "## Caveats", ""]
+    out += [f"- {c}" for c in doc["caveats"]]
+    return "\n".join(out) + "\n"
+
+
+def summary_lines(doc: Mapping) -> list[str]:
+    """A few lines for the terminal."""
+    lines = []
+    for name in TIERS:
+        t = doc["tiers"].get(name)
+        if t is None:
+            continue
+        lines.append(f"{name}: ARR {_iv(t['arr'])}  OLD {_iv(t['old_retention'])}  unadapted "
+                     f"{_iv(t['unadapted']) if t['unadapted'] else 'n/a'}  gain "
+                     f"{_iv(t['gain']) if t['gain'] else '-'}  -> {t['decision']['decision']}")
+    head = doc["decision"]
+    lines.append(f"decision ({head['tier']}): {head['decision']}")
+    return lines
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_report(out_dir, doc: Mapping, per_query: Sequence[Mapping], runinfo: Mapping) -> Path:
+    """Validate ``doc`` and write the report directory atomically
+    (:func:`harness.evaluation.results.write_directory`: staging directory + rename)."""
+    from harness.evaluation.results import write_directory
+
+    out = Path(out_dir)
+    validate_document(doc, str(out / REPORT_JSON))
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a directory")
+    files = {REPORT_JSON: canonical_json(dict(doc)), REPORT_MD: render_markdown(doc),
+             PER_QUERY: "".join(canonical_line(r) + "\n" for r in per_query)}
+    return write_directory(out, files, runinfo)

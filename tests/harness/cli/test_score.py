@@ -1,0 +1,113 @@
+"""``python -m harness score | compare | demo`` end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+from harness.cli import main
+
+from tests.harness.cli.helpers import make_inputs
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def cli(args: list[str], seed: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+CLAIM_FILES = ("metrics.json", "metrics.md", "per_query.jsonl", "rankings.jsonl")
+
+
+def test_metrics_json_is_byte_identical_across_runs_and_hash_seeds(tmp_path):
+    qrels, run, classes = make_inputs(tmp_path)
+    outputs = []
+    for i, seed in enumerate(["0", "4242"]):
+        out = tmp_path / f"try{i}" / "ctl"
+        proc = cli(["score", "--qrels", str(qrels), "--run", str(run), "--query-classes", str(classes),
+                    "--corpus-name", "toy", "--licence", "CC0-1.0", "--tier", "A", "--out", str(out),
+                    "--no-warehouse"], seed)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append({name: (out / name).read_bytes() for name in CLAIM_FILES})
+        assert json.loads((out / "runinfo.json").read_text())["elapsed_seconds"] >= 0
+    assert outputs[0] == outputs[1]
+    doc = json.loads(outputs[0]["metrics.json"])
+    rows = {(r["corpus"], r["query_class"]): r for r in doc["rows"]}
+    assert set(rows) == {("toy", "lookup"), ("toy", "summarize"), ("toy", "all")}
+    assert rows[("toy", "all")]["queries_unanswered"] == 1
+    assert rows[("toy", "all")]["queries_dropped_unjudgeable"] == 1
+    assert rows[("toy", "all")]["n"] == 39
+    assert doc["metric_engine"]["name"] == "pytrec_eval_terrier"
+    assert doc["relevance_policy"]["binary"] is False
+    assert doc["corpora"][0]["tier"] == "A"
+
+
+def test_score_defaults_fail_closed_to_tier_b_and_measures_are_selectable(tmp_path, capsys):
+    qrels, run, _ = make_inputs(tmp_path)
+    out = tmp_path / "out"
+    assert main(["score", "--qrels", str(qrels), "--run", str(run), "--out", str(out),
+                 "--measures", "MRR", "nDCG@10", "--binary-relevance", "--no-warehouse"]) == 0
+    doc = json.loads((out / "metrics.json").read_text())
+    assert doc["corpora"][0]["tier"] == "B" and doc["corpora"][0]["name"] == "qrels"
+    assert list(doc["rows"][0]["metrics"]) == ["MRR", "nDCG@10"]
+    assert doc["relevance_policy"]["binary"] is True
+    assert "| qrels | B | all |" in capsys.readouterr().out
+
+
+def test_bad_input_exits_2_naming_file_line_and_field(tmp_path, capsys):
+    qrels, run, _ = make_inputs(tmp_path)
+    run.write_text(run.read_text() + "q01 Q0 extra 99 nan sys\n")
+    assert main(["score", "--qrels", str(qrels), "--run", str(run), "--out", str(tmp_path / "o"),
+                 "--no-warehouse"]) == 2
+    err = capsys.readouterr().err
+    lines = run.read_text().count("\n")
+    assert f"{run}:{lines}: field 'score': score must be finite" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_compare_prints_the_delta_table_and_flags_differing_n(tmp_path, capsys):
+    qrels, run, classes = make_inputs(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    common = ["--query-classes", str(classes), "--corpus-name", "toy", "--licence", "CC0-1.0",
+              "--tier", "A", "--no-warehouse"]
+    assert main(["score", "--qrels", str(qrels), "--run", str(run), "--out", str(a), *common]) == 0
+    # the candidate: the same run with one more lookup query in the qrels
+    (tmp_path / "qrels2.txt").write_text(qrels.read_text() + "q99 0 m0_1 1\n")
+    (tmp_path / "classes2.tsv").write_text(classes.read_text() + "q99\tlookup\n")
+    assert main(["score", "--qrels", str(tmp_path / "qrels2.txt"), "--run", str(run), "--out", str(b),
+                 "--query-classes", str(tmp_path / "classes2.tsv"), "--corpus-name", "toy",
+                 "--licence", "CC0-1.0", "--tier", "A", "--no-warehouse"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a / "metrics.json"), str(b)]) == 0
+    text = capsys.readouterr().out
+    ctl = {(r["corpus"], r["query_class"]): r for r in json.loads((a / "metrics.json").read_text())["rows"]}
+    cand = {(r["corpus"], r["query_class"]): r for r in json.loads((b / "metrics.json").read_text())["rows"]}
+    head = "| corpus | class | n | nDCG@10 control | nDCG@10 candidate | Δ nDCG@10 | Δ nDCG@5 | Δ MRR | Δ R@10 |"
+    assert head in text
+    s = ctl[("toy", "summarize")]
+    assert f"| toy | summarize | {s['n']} | {s['metrics']['nDCG@10']:.4f} | {s['metrics']['nDCG@10']:.4f} | +0.0000 |" in text
+    n_a, n_b = ctl[("toy", "lookup")]["n"], cand[("toy", "lookup")]["n"]
+    assert n_b == n_a + 1
+    assert f"| toy | lookup | {n_a} vs {n_b} (differs) |" in text
+    assert "- toy / lookup: different query counts; the delta is not paired" in text
+    assert "- corpus toy: sha256 differs" in text  # a different qrels file
+
+
+def test_demo_scores_the_bundled_example(tmp_path, capsys):
+    assert main(["demo", "--toy", "--out", str(tmp_path / "toy")]) == 0
+    text = capsys.readouterr().out
+    # q1: chunk 3 (grade 2) before chunk 4 (0) at 0.9, chunk 10 (1) third
+    q1 = (2 / math.log2(2) + 1 / math.log2(4)) / (2 / math.log2(2) + 1 / math.log2(3))
+    q3 = 1 / math.log2(3)  # the negative label ranks first, the relevant second
+    lookup = (q1 + q3 + 0) / 3  # q4 unanswered
+    assert f"| toy | A | lookup | 3 | {lookup:.4f} |" in text
+    assert "| toy | A | summarize | 1 | 1.0000 |" in text  # the chunk outranks the tied digest
+    doc = json.loads((tmp_path / "toy" / "metrics.json").read_text())
+    assert doc["judgements"]["negative_labels"] == 1

@@ -1,0 +1,73 @@
+"""harness.core.canonical: one byte form for every claim."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from harness.core.canonical import (
+    FLOAT_DECIMALS,
+    canonical_float,
+    canonical_json,
+    canonical_line,
+    sha256_file,
+    sha256_text,
+)
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.1 + 0.2, "0.3"),  # 0.30000000000000004 rounded to 10 decimals
+    (2 / 3, "0.6666666667"),
+    (1.0, "1.0"),
+    (-0.0, "0.0"),
+    (-1e-12, "0.0"),  # below the last kept decimal: zero, and never "-0.0"
+    (1 / 3 * 3, "1.0"),
+    (123456.0, "123456.0"),
+    (2.5e-5, "2.5e-05"),
+])
+def test_float_form(value, text):
+    assert canonical_float(value) == text
+    assert json.loads(text) == round(value, FLOAT_DECIMALS) + 0.0
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_non_finite_is_refused(value):
+    with pytest.raises(ValueError, match="non-finite"):
+        canonical_json({"x": value})
+
+
+def test_keys_sorted_and_layout_fixed():
+    doc = {"b": [1, 2.0, None, True], "a": {"y": "é", "x": []}, "c": {}}
+    assert canonical_json(doc) == (
+        '{\n  "a": {\n    "x": [],\n    "y": "é"\n  },\n  "b": [\n    1,\n    2.0,\n'
+        '    null,\n    true\n  ],\n  "c": {}\n}\n'
+    )
+    assert canonical_line(doc) == '{"a":{"x":[],"y":"é"},"b":[1,2.0,null,true],"c":{}}'
+    assert json.loads(canonical_json(doc)) == json.loads(canonical_line(doc))
+
+
+def test_insertion_order_does_not_matter():
+    a = {"x": 1, "y": {"p": 0.5, "q": 0.25}}
+    b = {"y": {"q": 0.25, "p": 0.5}, "x": 1}
+    assert canonical_json(a) == canonical_json(b)
+
+
+def test_numpy_scalars_and_tuples():
+    np = pytest.importorskip("numpy")
+    assert canonical_line({"a": np.float32(0.5), "b": np.int64(3), "c": (1, 2)}) == '{"a":0.5,"b":3,"c":[1,2]}'
+
+
+def test_unsupported_values_and_keys_are_refused():
+    with pytest.raises(TypeError, match="keys must be strings"):
+        canonical_json({1: "x"})
+    with pytest.raises(TypeError, match="cannot write set"):
+        canonical_json({"x": {1, 2}})
+
+
+def test_sha256(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"abc")
+    expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2 "abc"
+    assert sha256_file(path) == expected == sha256_text("abc")
