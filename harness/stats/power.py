@@ -33,6 +33,7 @@ from decimal import Decimal, InvalidOperation
 from statistics import NormalDist
 from typing import Sequence
 
+from harness.canonical import Unrounded
 from harness.stats.documents import POWER_KIND, SCHEMA_VERSION
 from harness.stats.intervals import clopper_pearson
 from harness.stats.randomization import minimum_discordant, p_floor
@@ -116,8 +117,9 @@ def power_report(n: int, *, measure: str | None = None, sd: float | None = None,
         "alpha": alpha,
         "power": power,
         "family_size": family_size,
-        "smallest_attainable_p": p_floor(n),
-        "smallest_attainable_p_holm": holm_floor,
+        # 2^(1-n) is exact and soon below the 10 fixed decimals: written in full
+        "smallest_attainable_p": Unrounded(p_floor(n)),
+        "smallest_attainable_p_holm": Unrounded(holm_floor),
         "queries_that_must_differ": k_min,
         "can_be_significant": holm_floor <= alpha,
         "formula": FORMULA,
@@ -226,7 +228,7 @@ def audit(n: int, values: Sequence, baseline=None, *, alpha: float = 0.05,
         "n": n,
         "alpha": alpha,
         "confidence": confidence,
-        "smallest_attainable_p": p_floor(n),
+        "smallest_attainable_p": Unrounded(p_floor(n)),
         "queries_that_must_differ": k_min,
         "can_be_significant": k_min <= n,
         "values": audited,
