@@ -36,6 +36,9 @@ NOT_IN_LIST = f"none in top {K_MAX}"
 COVERAGE_METHOD = ("split conformal prediction with adaptive sets (Romano, Sesia & Candes, "
                    "NeurIPS 2020): softmax at a tuned temperature, prefix sets, "
                    "ceil((n+1)(1-alpha)) quantile")
+SIZING_ADAPTIVE = "adaptive sets at the conformal threshold"
+SIZING_MAX_K = (f"maximum K: every recorded candidate, up to {K_MAX} (degenerate: the conformal "
+                "quantile is +inf)")
 RISK_METHOD = ("learn then test with fixed-sequence testing (Bates, Angelopoulos, Lei, Malik & "
                "Jordan, JACM 2021): exact binomial p-values, thresholds from most to least "
                "conservative")
@@ -99,7 +102,7 @@ def _mean(values):
 
 
 def _heldout_coverage(rows, cert, fixed_k):
-    sizes = [set_size(r.scores, cert) for r in rows] if cert["threshold"] is not None else None
+    sizes = [set_size(r.scores, cert) for r in rows]  # every certificate is servable
     ranks = [r.rank_in_list or 0 for r in rows]
     hits = None if sizes is None else [0 < k <= s for k, s in zip(ranks, sizes)]
     n = len(rows)
@@ -141,17 +144,21 @@ def _heldout_coverage(rows, cert, fixed_k):
 def _coverage_reason(fit, alpha, heldout) -> tuple[str, str]:
     n, k = fit.calibration_n, fit.quantile_index
     promise = f"P(a relevant passage is in the set) >= {1 - alpha:g}"
-    if fit.threshold is None:
+    if fit.degenerate:
+        served = (f"; sized at the maximum K instead (every recorded candidate, up to {K_MAX}): "
+                  f"held-out coverage {heldout['coverage']:.3f} "
+                  f"{_interval(heldout['coverage_interval'])} with {heldout['mean_set_size']:.2f} "
+                  "passages on average")
         if k > n:
             need = math.ceil((1 - alpha) / alpha - 1e-12)
-            return "degenerate", (f"{promise} cannot be certified: ceil((n+1)(1-alpha)) = {k} exceeds "
-                                  f"the {n} calibration queries; alpha = {alpha:g} needs at least "
-                                  f"{need}")
+            return "degenerate", (f"{promise} cannot be certified with adaptive sets: "
+                                  f"ceil((n+1)(1-alpha)) = {k} exceeds the {n} calibration "
+                                  f"queries; alpha = {alpha:g} needs at least {need}{served}")
         return "degenerate", (
-            f"{promise} cannot be certified: {fit.calibration_misses} of {n} calibration queries "
-            f"have no relevant candidate in their top {K_MAX}, more than the {n - k} misses "
-            f"alpha = {alpha:g} allows; no threshold keeps the promise (a deeper candidate list "
-            "or a better first stage can)")
+            f"{promise} cannot be certified with adaptive sets: {fit.calibration_misses} of {n} "
+            f"calibration queries have no relevant candidate in their top {K_MAX}, more than the "
+            f"{n - k} misses alpha = {alpha:g} allows (a deeper candidate list or a better first "
+            f"stage can help){served}")
     reason = (f"{promise} certified on {n} calibration queries; held-out coverage "
               f"{heldout['coverage']:.3f} {_interval(heldout['coverage_interval'])} with "
               f"{heldout['mean_set_size']:.2f} passages on average")
@@ -175,8 +182,11 @@ def build_coverage_certificate(pool: Pool, *, alpha: float, seed: int,
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     tune, cal, held, splits = _split(pool, fractions, seed)
     fit = fit_coverage(Candidates.from_rows(tune), Candidates.from_rows(cal), alpha)
+    # every draw issues a servable certificate, a degenerate one at the maximum K: issuing
+    # only the finite quantiles would cover less than promised conditional on issuance
     cert = {"kind": "certificate", "type": "coverage", "threshold": fit.threshold,
-            "temperature": fit.temperature, "k_max": K_MAX}
+            "temperature": fit.temperature, "k_max": K_MAX,
+            "sizing": SIZING_MAX_K if fit.degenerate else SIZING_ADAPTIVE}
     heldout = _heldout_coverage(held, cert, fit.fixed_k)
     status, reason = _coverage_reason(fit, alpha, heldout)
     cert.update({

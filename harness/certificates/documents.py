@@ -94,8 +94,11 @@ def validate_document(doc: Mapping, source: str = "<document>") -> dict:
         _number(doc, "threshold", source, nullable=True, lo=0)
         if doc["status"] == "valid" and doc["threshold"] is None:
             _fail(source, "threshold", "a valid coverage certificate needs a threshold")
-        if doc["status"] == "degenerate" and doc["threshold"] is not None:
-            _fail(source, "threshold", "a degenerate coverage certificate certifies no threshold")
+        # a degenerate one is sized at the maximum K (threshold >= 1 sends the whole list);
+        # null in documents written before every draw issued a servable certificate
+        if doc["status"] == "degenerate" and doc["threshold"] is not None and doc["threshold"] < 1:
+            _fail(source, "threshold", "a degenerate coverage certificate is sized at the maximum "
+                                       f"K (threshold >= 1, or null), got {doc['threshold']!r}")
     else:
         _number(doc, "target", source, lo=0, hi=1)
         _number(doc, "delta", source, lo=0, hi=1)

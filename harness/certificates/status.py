@@ -3,7 +3,9 @@
 * **expired**: the current fingerprint differs from the certified one (a corpus version or
   checksum, the embedding model, the arm, the reranker or the stage changed): the promise was
   made about another procedure or another distribution, and nothing else would say so.
-* **degenerate**: nothing usable was certified (no finite threshold; abstain on everything).
+* **degenerate**: the promise could not be certified as calibrated: a coverage certificate is
+  then sized at the maximum K (every recorded candidate), a risk certificate abstains on
+  everything.
 * **alarm**: the anytime-valid monitor (:mod:`harness.certificates.monitor`) has ruled out the
   promised rate on the outcomes observed since.
 * **valid**: none of the above.

@@ -54,7 +54,8 @@ def run(args) -> int:
     if doc["type"] == "coverage" and doc["threshold"] is not None:
         held = doc["heldout"]
         print(f"threshold {doc['threshold']!r} at temperature {doc['temperature']!r}")
-        print("| held out | fixed K (same promise) | adaptive |")
+        sized = "maximum K (degenerate)" if doc["status"] == "degenerate" else "adaptive"
+        print(f"| held out | fixed K (same promise) | {sized} |")
         print("|---|---|---|")
         k = doc["fixed_k"]["k"]
         fixed_cov = "n/a" if held["fixed_k_coverage"] is None else f"{held['fixed_k_coverage']:.3f}"

@@ -84,6 +84,8 @@ def _pilot_sd(args, corpus):
 
 
 def run(args) -> int:
+    import sys
+
     from harness.core.canonical import canonical_json
     from harness.stats.markdown import audit_text, power_text
     from harness.stats.power import audit, power_report
@@ -106,7 +108,9 @@ def run(args) -> int:
         judgeable, dropped, _ = prepare_qrels(read_qrels(args.qrels).judgements)
         n = len(judgeable)
         if dropped:
-            print(f"note: {len(dropped)} qrels queries have no relevant document and are not counted")
+            # stderr: with --json, stdout is the document and nothing else
+            print(f"note: {len(dropped)} qrels queries have no relevant document and are not counted",
+                  file=sys.stderr)
     else:
         corpus, row = _row_slice(args.results, args.corpus, args.query_class)
         n = int(row["n"])

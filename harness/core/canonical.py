@@ -5,6 +5,11 @@ Sorted keys, two-space indentation, UTF-8, and one float format: rounded to
 (``-0.0`` becomes ``0.0``).  NaN and infinities are refused, because they are not JSON
 and never a measurement.  Two runs on unchanged inputs therefore produce identical bytes
 whatever ``PYTHONHASHSEED`` is, and the sha256 of those bytes names the run.
+
+The one exception is opt-in: a :class:`Unrounded` float (an exact quantity too small for
+the fixed decimals, such as a p floor ``2^(1-n)``) is written as the shortest text that
+reads back as the same float, so ``2^-54`` does not become ``0.0``.  Ordinary floats keep
+the rounding, which also absorbs float noise such as ``0.1 + 0.2 - 0.3``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,20 @@ def canonical_float(value: float) -> str:
     return repr(rounded)
 
 
+class Unrounded(float):
+    """A float written in full (``repr``: shortest round-trip text), not to
+    :data:`FLOAT_DECIMALS` decimals."""
+
+    __slots__ = ()
+
+
+def unrounded_float(value: float) -> str:
+    """The text of an :class:`Unrounded` float: every digit it needs to read back exactly."""
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite number {value!r} cannot be written to a results file")
+    return repr(float(value) + 0.0)  # + 0.0: never "-0.0"
+
+
 def _encode(value: Any, indent: int | None, level: int) -> str:
     if value is None:
         return "null"
@@ -36,6 +55,8 @@ def _encode(value: Any, indent: int | None, level: int) -> str:
         return "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, Unrounded):
+        return unrounded_float(value)
     if isinstance(value, float):
         return canonical_float(value)
     if isinstance(value, str):

@@ -154,7 +154,7 @@ def power_text(doc: Mapping) -> str:
         if doc.get("effect") is not None:
             short = doc["shortfall"]
             out.append(f"effect {doc['effect']} at sd {doc['sd']:.4f} needs {doc['queries_needed']:,} "
-                       f"queries ({doc['queries_needed_t']:,} with t quantiles)"
+                       f"queries by z ({doc['queries_needed_t']:,} by the exact paired t test)"
                        + (f" -> short by {short:,}" if short else " -> this gold set suffices"))
     return "\n".join(out) + "\n"
 

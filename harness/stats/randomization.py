@@ -13,6 +13,22 @@ is the share of the ``2^k`` sign assignments (k = discordant queries, those with
 The identity assignment and its mirror are always at least as extreme, so the smallest p
 any outcome can produce is ``2 / 2^k = 2^(1-k)``: three discordant queries give 0.25.
 
+**Exact on stored values.**  Per-query values reach the test through ``per_query.jsonl``,
+rounded to 10 decimals (:mod:`harness.core.canonical`), and rational measures (MRR ``1/r``,
+recall ``j/R``, AP) tie exactly: ``1/3 = 4 x 1/12`` is ``0.3333333333`` against
+``4 x 0.0833333333 = 0.3333333332`` once stored, so a float comparison breaks the tie.  Each
+difference is therefore taken as an integer count of ``10^-10`` units, ``D_i =
+rint(d_i 10^10)`` (:func:`quantize`), and every signed sum is integer arithmetic (held in
+float64, exact while a column's ``sum |D_i| < 2^53``, else refused).  A stored value is
+within half a unit of the true one, so ``D_i`` is within one unit of ``d_i 10^10`` and a
+signed sum of k terms within k units of its true value; comparing two of them is off by at
+most ``2k`` units.  An assignment counts as at least as extreme when ``|S| >= |S_obs| - 2k``
+units (:func:`tolerance_units`): no truly-as-extreme assignment is ever missed, so p is
+never understated, and p equals the p of the unrounded values whenever distinct values of
+the statistic lie more than ``4k`` units apart (multiples of ``1/L`` with ``4k < 10^10 / L``:
+MRR@10 and recall over <= 10 relevant have ``L | 2520``).  Differences smaller than half a
+unit are ties, as the stored files make them anyway.  Both paths share this arithmetic.
+
 **Holm** (1979, Scand. J. Statist. 6:65-70): the m arms compared on one measure in one
 corpus x class slice form a family; sorted ascending, ``p_(j)`` is adjusted to
 ``min(1, max_{i<=j} (m - i + 1) p_(i))``.  It controls the family-wise error at alpha under
@@ -54,9 +70,11 @@ log = logging.getLogger(__name__)
 EXACT_MAX_DISCORDANT = 16
 #: sign-matrix entries held in memory at once
 SIGN_BLOCK = 1 << 21
-#: relative slack when comparing a resampled statistic with the observed one, so two
-#: float sums of the same numbers in different orders count as equal
-RELATIVE_TOLERANCE = 1e-10
+#: differences are counted in units of 10^-DECIMALS, the precision of a stored per-query
+#: value (harness.core.canonical.FLOAT_DECIMALS)
+DECIMALS = 10
+#: float64 holds every integer below 2^53 exactly, whatever order a sum is taken in
+EXACT_INTEGER_LIMIT = 2.0 ** 53
 
 VERDICTS = ("significant", "not significant", "cannot be significant")
 TEST_NAME = "paired randomization test (sign flips over per-query differences; Smucker et al. 2007)"
@@ -93,23 +111,43 @@ def p_floor(discordant: int) -> float:
     return 1.0 if discordant == 0 else 2.0 ** (1 - discordant)
 
 
-def _tolerance(d: np.ndarray) -> np.ndarray | float:
-    return RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(d).sum(axis=0))
+def quantize(differences) -> np.ndarray:
+    """Differences as whole counts of ``10^-DECIMALS`` units (float64 holding integers).
+
+    Refuses a column whose ``sum |D_i|`` reaches ``2^53``: its signed sums would no longer
+    be exact integers.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if not np.all(np.isfinite(d)):
+        raise ValueError("per-query differences must be finite")
+    units = np.rint(d * 10.0 ** DECIMALS)
+    size = np.abs(units).sum(axis=0)
+    if np.any(size >= EXACT_INTEGER_LIMIT):
+        raise ValueError(f"per-query differences too large for exact sign-flip sums at 1e-{DECIMALS} "
+                         f"resolution (sum of |differences| {float(np.max(size)) / 10 ** DECIMALS:.6g}"
+                         f" >= 2^53 units)")
+    return units + 0.0  # no -0.0
+
+
+def tolerance_units(discordant):
+    """``2k`` units: the most rounding can move ``|S| - |S_obs|`` for k stored differences."""
+    return 2.0 * np.asarray(discordant, dtype=np.float64)
 
 
 def exact_p(differences: Sequence[float]) -> float:
-    """Exact two-sided sign-flip p-value, enumerating every assignment of the nonzero diffs."""
-    d = np.asarray(differences, dtype=np.float64)
-    d = d[d != 0]
-    k = d.size
+    """Exact two-sided sign-flip p-value, enumerating every assignment of the nonzero diffs
+    (in integer units, with the rounding tolerance of the module docstring)."""
+    units = quantize(differences)
+    units = units[units != 0]
+    k = units.size
     if k == 0:
         return 1.0
     if k > 24:
         raise ValueError(f"exact enumeration of 2^{k} sign assignments is too large; use Monte Carlo")
     bits = (np.arange(2 ** k, dtype=np.int64)[:, None] >> np.arange(k)) & 1
-    stats = (1.0 - 2.0 * bits) @ d
-    observed = abs(d.sum())
-    extreme = np.count_nonzero(np.abs(stats) >= observed - _tolerance(d))
+    stats = (1.0 - 2.0 * bits) @ units
+    threshold = abs(units.sum()) - tolerance_units(k)
+    extreme = np.count_nonzero(np.abs(stats) >= threshold)
     return float(extreme / 2 ** k)
 
 
@@ -117,14 +155,16 @@ def monte_carlo_p(differences: np.ndarray, permutations: int, rng: np.random.Gen
     """Monte Carlo sign-flip p-values ``(b + 1) / (N + 1)`` for each column of ``(n, m)``.
 
     All columns share one stream of random sign vectors (over the same n queries); the
-    stream depends only on ``n`` and ``permutations``.
+    stream depends only on ``n`` and ``permutations``.  Sums are in integer units, with the
+    rounding tolerance of the module docstring.
     """
     d = np.atleast_2d(np.asarray(differences, dtype=np.float64))
     if d.ndim != 2:
         raise ValueError("differences must be (queries, columns)")
-    n, m = d.shape
-    observed = np.abs(d.sum(axis=0))
-    threshold = observed - _tolerance(d)
+    units = quantize(d)
+    n, m = units.shape
+    observed = np.abs(units.sum(axis=0))
+    threshold = observed - tolerance_units(np.count_nonzero(units, axis=0))
     extreme = np.zeros(m, dtype=np.int64)
     nbytes = (n + 7) // 8
     block = max(1, SIGN_BLOCK // n)
@@ -132,7 +172,7 @@ def monte_carlo_p(differences: np.ndarray, permutations: int, rng: np.random.Gen
         size = min(block, permutations - start)
         raw = rng.integers(0, 256, size=(size, nbytes), dtype=np.uint8)
         signs = 1.0 - 2.0 * np.unpackbits(raw, axis=1, count=n).astype(np.float64)
-        extreme += np.count_nonzero(np.abs(signs @ d) >= threshold, axis=0)
+        extreme += np.count_nonzero(np.abs(signs @ units) >= threshold, axis=0)
     return (extreme + 1) / (permutations + 1)
 
 
@@ -157,7 +197,8 @@ def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000
     if not np.all(np.isfinite(diffs)):
         raise ValueError("per-query values must be finite")
     permutations = _check_permutations(permutations)
-    discordant = np.count_nonzero(diffs, axis=0)
+    units = quantize(diffs)  # a difference under half a unit is a tie, as when stored
+    discordant = np.count_nonzero(units, axis=0)
     mc_cols = [j for j in range(diffs.shape[1]) if discordant[j] > exact_max]
     mc_p = dict(zip(mc_cols, monte_carlo_p(diffs[:, mc_cols], permutations, rng))) if mc_cols else {}
     out = []
@@ -170,8 +211,9 @@ def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000
         else:
             p, method, perms = exact_p(d), "exact", None
             floor = p_floor(k)
-        out.append(PairedTest(n=int(d.size), discordant=k, improved=int(np.count_nonzero(d > 0)),
-                              worsened=int(np.count_nonzero(d < 0)), delta=float(d.mean()),
+        out.append(PairedTest(n=int(d.size), discordant=k,
+                              improved=int(np.count_nonzero(units[:, j] > 0)),
+                              worsened=int(np.count_nonzero(units[:, j] < 0)), delta=float(d.mean()),
                               p=p, method=method, permutations=perms, p_floor=floor))
     return out
 

@@ -90,8 +90,17 @@ def test_degenerate_certificates_from_too_little_data(runs, tmp_path, capsys):
     cov = calibrate(tmp_path, "--run", str(runs["small"]), "--alpha", "0.05")
     doc = load_certificate(cov)
     # 40 queries -> 14 calibrate: ceil(15 * 0.95) = 15 > 14, and 0.95/0.05 = 19 are needed
-    assert doc["status"] == "degenerate" and doc["threshold"] is None
+    # ... so it is issued sized at the maximum K, and says so
+    assert doc["status"] == "degenerate" and doc["threshold"] == 1.0
+    assert doc["sizing"].startswith("maximum K") and "sized at the maximum K" in doc["reason"]
     assert "needs at least 19" in doc["reason"]
+    assert set_size([0.3] * 20, doc) == 20                  # servable: the whole list is sent
+    held = doc["heldout"]
+    # synthetic rows record 20 candidates each; every held-out query with a relevant one
+    # among them is covered, and only those
+    missing = held["by_first_relevant_rank"][-1]
+    assert missing["bucket"] == "none in top 50" and held["mean_set_size"] == 20
+    assert held["coverage"] == (held["n"] - missing["n"]) / held["n"]
     risk = tmp_path / "risk.json"
     assert main(["calibrate", "--type", "risk", "--run", str(runs["small"]), "--out", str(risk),
                  "--context-k", "5"]) == 0

@@ -45,7 +45,7 @@ def test_document_id_is_content_derived():
     (coverage_doc(status="maybe"), "status"),
     (coverage_doc(tier="Z"), "tier"),
     (coverage_doc(threshold=None), "threshold"),            # valid needs a threshold
-    (coverage_doc(status="degenerate"), "threshold"),       # degenerate certifies none
+    (coverage_doc(status="degenerate"), "threshold"),       # degenerate: the maximum K only
     (coverage_doc(alpha=1.5), "alpha"),
     (coverage_doc(schema_version=2), "schema_version"),
     (with_id({k: v for k, v in coverage_doc().items() if k not in ("heldout", "document_id")}),
@@ -64,3 +64,8 @@ def test_write_refuses_an_invalid_document_and_keeps_the_old_file(tmp_path):
     with pytest.raises(FormatError):
         write_document(path, coverage_doc(tier="Z"))
     assert path.read_bytes() == before
+
+
+def test_a_degenerate_coverage_certificate_is_sized_at_the_maximum_k():
+    validate_document(coverage_doc(status="degenerate", threshold=1.0))
+    validate_document(coverage_doc(status="degenerate", threshold=None))  # written before

@@ -71,3 +71,15 @@ def test_sha256(tmp_path):
     path.write_bytes(b"abc")
     expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2 "abc"
     assert sha256_file(path) == expected == sha256_text("abc")
+
+
+def test_unrounded_floats_keep_every_digit_and_plain_floats_do_not():
+    from harness.core.canonical import Unrounded
+
+    tiny = 2.0 ** -54  # 5.55e-17: rounded to 10 decimals it would read as 0
+    assert canonical_float(tiny) == "0.0"  # the ordinary rule is unchanged
+    assert canonical_line({"p": Unrounded(tiny)}) == '{"p":5.551115123125783e-17}'
+    assert json.loads(canonical_json([Unrounded(tiny)]))[0] == tiny
+    assert canonical_line([Unrounded(0.25), Unrounded(-0.0), 1 / 3]) == "[0.25,0.0,0.3333333333]"
+    with pytest.raises(ValueError, match="non-finite"):
+        canonical_line(Unrounded(math.inf))

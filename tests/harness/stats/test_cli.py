@@ -165,3 +165,20 @@ def test_power_command_counts_the_holm_family(tmp_path, capsys):
     assert "Holm family of 4 arms" in capsys.readouterr().out
     assert main(common + ["--arms", "0"]) == 2
     assert "family_size" in capsys.readouterr().err
+
+
+def test_power_json_is_pure_json_and_keeps_a_tiny_floor(tmp_path, capsys):
+    # 55 judgeable queries and one with no relevant document: the note about the dropped
+    # query goes to stderr, and the floor 2^(1-55) = 2^-54 (5.55e-17) must not print as 0
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(55)) + "q55 0 d55 0\n")
+    assert main(["power", "--qrels", str(qrels), "--sd", "0.3", "--effect", "0.02", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert "1 qrels queries have no relevant document" in captured.err
+    assert doc["n"] == 55
+    assert doc["smallest_attainable_p"] == 2.0 ** -54 and doc["smallest_attainable_p_holm"] == 2.0 ** -54
+    assert main(["power", "--qrels", str(qrels), "--arms", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["smallest_attainable_p_holm"] == 3 * 2.0 ** -54
+    assert main(["power", "--audit", "-n", "80", "-v", "0.5000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["smallest_attainable_p"] == 2.0 ** -79

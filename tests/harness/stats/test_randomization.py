@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from harness.cli import main
 from harness.core.canonical import canonical_json
 from harness.evaluation.runs import compare_runs
-from harness.stats.randomization import (exact_p, family_expectations, holm, holm_floors, minimum_discordant, monte_carlo_p, p_floor, paired_randomization_test, paired_tests, provenance_differences, verdict)
+from harness.stats.randomization import (exact_p, family_expectations, holm, holm_floors,
+                                         minimum_discordant, monte_carlo_p, p_floor,
+                                         paired_randomization_test, paired_tests,
+                                         provenance_differences, verdict)
 from tests.harness.stats.builders import make_results
 
 
@@ -320,3 +326,135 @@ def test_family_expectations_recompute_what_each_row_must_claim(tmp_path):
     single = [dict(doc["rows"][0])]
     assert family_expectations(single, 0.05)[0] == {
         "p_holm": 2.0 ** -5, "p_holm_floor": 2.0 ** -5, "family_size": 1, "verdict": "significant"}
+
+
+# --------------------------------------------------------------------------- stored decimals
+#
+# Per-query values reach the test through per_query.jsonl, rounded to 10 decimals
+# (harness.core.canonical).  Rational measures (MRR 1/r, recall j/R, AP) tie exactly; the
+# rounding must not break those ties.  The reference is exact rational enumeration with
+# fractions.Fraction of the *unrounded* values.
+
+
+def fraction_p(diffs) -> Fraction:
+    """Exact sign-flip p of rational differences: all 2^k signed sums of the nonzero ones."""
+    d = [Fraction(x) for x in diffs if x != 0]
+    sums = [Fraction(0)]
+    for x in d:  # every signed sum, built by doubling
+        sums = [s + x for s in sums] + [s - x for s in sums]
+    observed = abs(sum(d))
+    return Fraction(sum(1 for s in sums if abs(s) >= observed), len(sums))
+
+
+def stored(value: Fraction) -> float:
+    """What per_query.jsonl holds for ``value``: the canonical 10-decimal text, read back."""
+    return float(canonical_json(float(value)))
+
+
+def _reciprocal(rank):
+    return Fraction(0) if rank is None else Fraction(1, rank)
+
+
+#: 8 queries, MRR@10 (None: nothing relevant in the top 10); queries 2 and 6 tie, so 6 are
+#: discordant: -1/6, 1/12, -1/3, 1/12, 1/12, -7/18 (sum -23/36)
+EIGHT_CONTROL = [6, 8, 4, 3, 6, None, 4, 2]
+EIGHT_ARM = [None, 8, 3, None, 4, None, 3, 9]
+
+
+def test_eight_query_mrr_example_is_exact_on_stored_decimals():
+    ctl = [_reciprocal(r) for r in EIGHT_CONTROL]
+    arm = [_reciprocal(r) for r in EIGHT_ARM]
+    exact = fraction_p([a - c for a, c in zip(arm, ctl)])
+    assert exact == Fraction(24, 64)  # 0.375
+    test = paired_randomization_test([stored(v) for v in ctl], [stored(v) for v in arm])
+    assert test.discordant == 6 and test.method == "exact"
+    assert test.p == 0.375  # was 0.28125: rounding broke ties such as 1/3 = 4 x 1/12
+
+
+class _AllSignPatterns:
+    """A stand-in generator whose one block of 256 bytes is every byte once: with n <= 8
+    queries, every sign pattern then appears 2^(8-n) times, so the Monte Carlo count b is
+    256 x the exact share and ``(b + 1) / 257`` is known from rational enumeration."""
+
+    def integers(self, low, high, size, dtype):
+        assert (low, high, size[1]) == (0, 256, 1) and size[0] == 256
+        return np.arange(256, dtype=dtype).reshape(256, 1)
+
+
+def _mrr(rng):
+    return _reciprocal(None if rng.random() < 0.2 else int(rng.integers(1, 11)))
+
+
+def _recall(rng, relevant):
+    return Fraction(int(rng.integers(0, relevant + 1)), relevant)
+
+
+def _ap(rng, relevant):
+    """Average precision of a random top-10 list over ``relevant`` relevant documents."""
+    hits, total = 0, Fraction(0)
+    for rank in range(1, 11):
+        if hits < relevant and rng.random() < 0.3:
+            hits += 1
+            total += Fraction(hits, rank)
+    return total / relevant
+
+
+def _paired_values(rng, kind, n):
+    relevant = [int(rng.integers(1, 7)) for _ in range(n)]
+
+    def draw(i):
+        if kind == "mrr":
+            return _mrr(rng)
+        return _recall(rng, relevant[i]) if kind == "recall" else _ap(rng, relevant[i])
+
+    ctl = [draw(i) for i in range(n)]
+    arm = [c if rng.random() < 0.25 else draw(i) for i, c in enumerate(ctl)]  # some ties
+    return ctl, arm
+
+
+@pytest.mark.parametrize("kind", ["mrr", "recall", "ap"])
+def test_p_on_stored_decimals_equals_rational_enumeration(kind):
+    rng = np.random.default_rng({"mrr": 41, "recall": 42, "ap": 43}[kind])
+    compared = mismatched = mc_compared = mc_mismatched = 0
+    for _ in range(1000):
+        n = int(rng.integers(4, 11))
+        ctl, arm = _paired_values(rng, kind, n)
+        exact = fraction_p([a - c for a, c in zip(arm, ctl)])
+        s_ctl, s_arm = np.array([stored(v) for v in ctl]), np.array([stored(v) for v in arm])
+        compared += 1
+        mismatched += paired_randomization_test(s_ctl, s_arm).p != exact
+        if n <= 8:  # the Monte Carlo path, fed every sign pattern, counts the same ties
+            (mc,) = monte_carlo_p((s_arm - s_ctl)[:, None], 256, _AllSignPatterns())
+            mc_compared += 1
+            mc_mismatched += mc != float((256 * exact + 1) / 257)
+    assert (compared, mismatched, mc_mismatched) == (1000, 0, 0) and mc_compared > 400
+
+
+def test_the_intervals_command_reads_per_query_jsonl_and_gets_the_exact_p(tmp_path, capsys):
+    def run_dir(name, ranks):
+        return make_results(tmp_path, name, {"alpha": {
+            f"q{i}": ("lookup", {"MRR@10": float(_reciprocal(r))}) for i, r in enumerate(ranks)}})
+
+    ctl, arm = run_dir("control", EIGHT_CONTROL), run_dir("arm", EIGHT_ARM)
+    assert "0.3333333333" in (ctl / "per_query.jsonl").read_text()  # stored to 10 decimals
+    assert main(["intervals", str(arm), "--control", str(ctl), "--resamples", "200"]) == 0
+    capsys.readouterr()
+    doc = json.loads((arm / "comparisons.json").read_text())
+    assert {r["query_class"] for r in doc["rows"]} == {"all", "lookup"}
+    for row in doc["rows"]:  # both slices hold the same 8 queries
+        assert (row["discordant"], row["method"], row["p"]) == (6, "exact", 0.375)
+
+
+def test_differences_are_counted_in_units_of_the_stored_precision():
+    from harness.core.canonical import FLOAT_DECIMALS
+    from harness.stats.randomization import DECIMALS, quantize
+
+    assert DECIMALS == FLOAT_DECIMALS
+    # 1/3 - 1/12 stored: 0.3333333333 - 0.0833333333 = 2500000000 units exactly
+    assert quantize([stored(Fraction(1, 3)) - stored(Fraction(1, 12))]).tolist() == [2.5e9]
+    assert quantize([4e-11, -4e-11]).tolist() == [0.0, 0.0]  # below half a unit: a tie
+    # 2^53 units is where float64 sums stop being exact integers: refused, not approximated
+    with pytest.raises(ValueError, match="2\\^53"):
+        exact_p([2.0 ** 53 / 1e10, 1.0])
+    with pytest.raises(ValueError, match="finite"):
+        quantize([float("nan")])
