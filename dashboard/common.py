@@ -35,7 +35,7 @@ LOADERS = frozenset({
     "health", "runs", "corpora", "choices", "metric_table", "metric_intervals", "deltas",
     "deltas_tested", "comparisons", "per_query_pair", "per_query_values", "latency",
     "latency_samples", "latency_distribution", "agreement_documents", "agreement_results",
-    "agreement_arms", "certificates", "certificate_statuses", "ppi_results", "calibration",
+    "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
 })
@@ -197,3 +197,11 @@ __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_sign
            "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
            "leave_legacy_pages_mode", "CATEGORY_SCHEME", "percentile_colour"]
+
+
+def certificate_statuses(view: str):
+    """Every certificate visible in ``view`` with its live status (expired, alarm ...),
+    judged from what the warehouse holds (:mod:`dashboard.certificate_status`)."""
+    from dashboard.certificate_status import certificate_statuses as judge
+
+    return judge(*load("certificate_monitoring", view))

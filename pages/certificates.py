@@ -1,6 +1,6 @@
 """Certificates: every stored certificate with its live status (valid / degenerate /
 expired / alarm) and why.  The status is computed by the warehouse
-(``warehouse.queries.certificate_statuses``), not stored: against the fingerprint of the
+(``dashboard.certificate_status``), not stored: against the fingerprint of the
 newest run of the same arm visible in the chosen view (so a changed corpus, model, arm or
 reranker shows as expired), with the anytime-valid monitor replayed on that run's stored
 calibration data.  This page only renders it."""
@@ -40,7 +40,7 @@ def render() -> None:
     st.title("Certificates")
     common.require_runs()
     view = common.view()
-    certs = common.load("certificate_statuses", view)
+    certs = common.certificate_statuses(view)
     if certs.empty:
         st.info(f"No certificate is visible in the {view} view. Calibrate one from a bench run "
                 "and ingest it:")

@@ -157,3 +157,12 @@ def test_test_modules_do_not_import_each_other():
             if any(part.startswith("test_") for name in names for part in name.split(".")[1:]):
                 bad.append(f"{path.relative_to(tests)}:{imp.line}: {imp.module} {list(imp.names)}")
     assert bad == []
+
+
+def test_the_warehouse_depends_only_on_the_core_and_the_claims():
+    """What the warehouse stores is defined by the claims; nothing of how numbers are made
+    (evaluation, retrieval, statistics, studies) reaches it."""
+    bad = [f"{m} -> {t}" for m, targets in project_edges().items() if m.startswith("warehouse")
+           for t, _ in targets
+           if not t.startswith(("warehouse", "harness.core", "harness.claims"))]
+    assert bad == []

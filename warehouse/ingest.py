@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Mapping
 
-from warehouse import documents, schema
+from harness.core.formats import FormatError
+from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
+from warehouse import schema, tables
 from warehouse.db import Connection, connect, identifier, resolve_path
 from warehouse.errors import IngestRefused
-from warehouse.load import (PreparedRun, document_identity, document_tier, load_document,
-                            load_results, refuse)
+from warehouse.load import PreparedRun, document_identity, load_document, load_results, refuse
 
 log = logging.getLogger(__name__)
 
@@ -66,43 +67,36 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def _call_handler(fn, source, *args) -> None:
-    try:
-        fn(*args)
-    except IngestRefused:
-        raise
-    except ValueError as exc:
-        raise IngestRefused(f"{source}: {exc}", path=source) from exc
+RUN_FILE_COLUMNS = (("run_id", "string"), ("name", "string"), ("sha256", "string"),
+                    ("bytes", "int64"), ("stored_by", "string"))
 
 
 def _insert_files(conn: Connection, run_id: str, files: list[dict]) -> None:
-    import pyarrow as pa
-
     if files:
-        conn.insert_frame("run_files", pa.Table.from_pylist(
-            [{"run_id": run_id, **f} for f in files],
-            schema=pa.schema([("run_id", pa.string()), ("name", pa.string()),
-                              ("sha256", pa.string()), ("bytes", pa.int64()),
-                              ("stored_by", pa.string())])))
+        conn.insert_frame("run_files", tables.arrow_table(
+            [{"run_id": run_id, **f} for f in files], RUN_FILE_COLUMNS))
+
+
+def _store_extra(conn: Connection, run_id: str, claim, stamp) -> None:
+    tables.store(conn, claim, claim.identity(), stamp, run_id=run_id)
 
 
 def _backfill(conn: Connection, prepared: PreparedRun) -> list[str]:
-    """Extras of an already-stored run whose handler is newer than the run's ingest."""
+    """Extras of an already-stored run whose kind is newer than the run's ingest."""
     stored = {name for (name,) in conn.query_all(
         "SELECT name FROM run_files WHERE run_id = ? AND stored_by IS NOT NULL",
         [prepared.run_id])}
-    todo = [(h, name, content) for h, name, content in prepared.extras if name not in stored]
+    todo = [(name, claim) for name, claim in prepared.extras if name not in stored]
     if not todo:
         return []
     by_name = {f["name"]: f for f in prepared.files}
     with conn.transaction():
-        for handler, name, content in todo:
-            _call_handler(handler.ingest, prepared.results_dir / name,
-                          conn, prepared.run_id, content, prepared.metrics)
+        for name, claim in todo:
+            _store_extra(conn, prepared.run_id, claim, _now())
             conn.execute("DELETE FROM run_files WHERE run_id = ? AND name = ?",
                          [prepared.run_id, name])
             _insert_files(conn, prepared.run_id, [by_name[name]])
-    return [name for _, name, _ in todo]
+    return [name for name, _ in todo]
 
 
 def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
@@ -119,24 +113,24 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
             extra = f"; stored extra files {added}" if added else ""
             return IngestReport(rid, False, f"run {rid[:12]} ({name}) is already in {path}: "
                                 f"nothing to do{extra}", db_path=str(path))
-        tables = dict(prepared.tables)
-        tables["runs"] = pa.Table.from_pylist([{**prepared.run_row, "ingested_at": _now()}])
+        frames = dict(prepared.tables)
+        stamp = _now()
+        frames["runs"] = pa.Table.from_pylist([{**prepared.run_row, "ingested_at": stamp}])
         counts = {}
         with conn.transaction():
             for table in RUN_TABLES:
-                frame = tables.get(table)
+                frame = frames.get(table)
                 if frame is not None and len(frame):
                     counts[table] = inserter(conn, table, frame)
-            for handler, file_name, content in prepared.extras:
-                _call_handler(handler.ingest, prepared.results_dir / file_name,
-                              conn, rid, content, prepared.metrics)
+            for _, claim in prepared.extras:
+                _store_extra(conn, rid, claim, stamp)
             _insert_files(conn, rid, prepared.files)
             if in_transaction_hook is not None:
                 in_transaction_hook(rid)
     parts = [f"{counts.get(t, 0)} {label}" for t, label in _LABELS.items()]
     message = f"ingested run {rid[:12]} ({name}) into {path}: " + ", ".join(parts)
     if prepared.extras:
-        message += f"; extra files {[n for _, n, _ in prepared.extras]}"
+        message += f"; extra files {[n for n, _ in prepared.extras]}"
     if prepared.unhandled:
         message += f"; kept only as checksums (no handler): {prepared.unhandled}"
     log.info(message)
@@ -145,7 +139,7 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
 
 def ingest_results(results_dir, db_path=None) -> IngestReport:
     """Ingest one results directory (metrics.json, per_query.jsonl, rankings.jsonl,
-    runinfo.json and any extra file a handler in :mod:`warehouse.documents` stores).
+    runinfo.json and any extra file a claim kind stores, :data:`warehouse.tables.RESULTS_FILES`).
 
     Creates or migrates the warehouse as needed.  Raises
     :class:`~warehouse.errors.IngestRefused` (naming file and field; nothing written) for
@@ -155,44 +149,66 @@ def ingest_results(results_dir, db_path=None) -> IngestReport:
     return store(load_results(results_dir), db_path)
 
 
+def _document_tier(claim, source: str, conn: Connection) -> str:
+    """The tier the document is stored under: its own (checked by its kind against its
+    licences), made as restrictive as every stored run it draws on; a document that states
+    none and names no stored run is tier B (doubt fails closed).  A document claiming a tier
+    laxer than a run it draws on is refused."""
+    claimed = claim.claimed_tier()
+    runs = list(claim.referenced_runs())
+    found = [row[0] for row in conn.query_all(
+        "SELECT tier FROM runs WHERE list_contains(?::VARCHAR[], run_id) ORDER BY run_id",
+        [runs])] if runs else []
+    if claimed is not None and found:
+        floor = most_restrictive_tier(found)
+        if not at_least_as_restrictive(claimed, floor):
+            refuse(source, "tier", f"tier {claimed!r} is less restrictive than the runs it "
+                                   f"draws on (tier {floor}): a document is never more "
+                                   "publishable than its runs")
+    tiers = ([claimed] if claimed is not None else []) + found
+    return most_restrictive_tier(tiers) if tiers else "B"
+
+
 def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
     """Ingest one standalone JSON document carrying a ``"kind"`` field.
 
-    The handler of that kind (:mod:`warehouse.documents`) validates it first, then stores
-    it inside the same transaction as its ``documents`` row.  The document's tier is its
-    own ``tier`` field, else its run's tier, else B (doubt fails closed).
+    Its claim kind (:data:`warehouse.tables.DOCUMENT_KINDS`) validates it first, then its
+    rows are stored inside the same transaction as its ``documents`` row
+    (:func:`_document_tier` says under which tier).
     """
     doc, source = load_document(path_or_mapping)
     kind = doc.get("kind")
     if not isinstance(kind, str) or not kind:
         refuse(source, "kind", "missing: a document names its kind")
     try:
-        handler = documents.handler_for_kind(kind)
+        cls = tables.kind_for_document(kind)
     except KeyError as exc:
         refuse(source, "kind", exc.args[0])
-    _call_handler(handler.validate, source, doc, source)
-    doc_id, text = document_identity(doc, source)
-    run_id = doc.get("run_id") if isinstance(doc.get("run_id"), str) else None
-    corpus = doc.get("corpus") if isinstance(doc.get("corpus"), str) else None
-    tier = document_tier(doc, source)
+    try:
+        claim = cls.from_dict(doc, source)
+    except FormatError as exc:
+        raise IngestRefused(str(exc), path=exc.path, line=exc.line, field=exc.field) from None
+    doc_id, text = document_identity(claim.to_dict(), source)
+    runs = claim.referenced_runs()
+    run_id = runs[0] if len(runs) == 1 else None
+    corpus = claim.corpus_label()
     path = resolve_path(db_path)
     with connect(path, read_only=False, check_schema=False) as conn:
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM documents WHERE document_id = ?", [doc_id]):
             return IngestReport(doc_id, False, f"{kind} document {doc_id[:12]} is already in "
                                 f"{path}: nothing to do", kind=kind, db_path=str(path))
-        if tier is None:
-            found = conn.query_one("SELECT tier FROM runs WHERE run_id = ?", [run_id])
-            tier = found[0] if found else "B"
+        tier = _document_tier(claim, source, conn)
+        stamp = _now()
         with conn.transaction():
             conn.execute(
                 "INSERT INTO documents (document_id, kind, run_id, corpus, tier, source, "
                 "ingested_at, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [doc_id, kind, run_id, corpus, tier, source, _now(), text])
-            _call_handler(handler.ingest, source, conn, doc)
+                [doc_id, kind, run_id, corpus, tier, source, stamp, text])
+            rows = tables.store(conn, claim, doc_id, stamp)
             if in_transaction_hook is not None:
                 in_transaction_hook(doc_id)
     message = f"ingested {kind} document {doc_id[:12]} (tier {tier}) into {path}"
     log.info(message)
-    return IngestReport(doc_id, True, message, kind=kind, rows={"documents": 1},
+    return IngestReport(doc_id, True, message, kind=kind, rows={"documents": 1, "rows": rows},
                         db_path=str(path))

@@ -1,11 +1,13 @@
 """Reading one results directory into checked, insert-ready Arrow tables (no database).
 
-The harness's own validators come first (:func:`harness.evaluation.results.load_metrics`,
-:func:`~harness.evaluation.results.load_per_query`); the checks here are the ones that matter only
-once runs sit side by side in one store: per-query and ranking rows must agree with
-metrics.json about corpus and tier, name measures the claim reports, not repeat a key, and
-average to the claim; runinfo.json must belong to this metrics.json.  Everything is read
-and checked before the warehouse is touched, so a refused directory writes nothing.
+The claim decides what is valid (:class:`harness.claims.metrics.MetricsClaim`: its fields,
+tiers recomputed from licences, the files it pins); this module reads the files and gives
+the claim what it checks against: the sha256 of every pinned file, and the per-query values
+grouped per row (every class, every corpus's ``all``, every pooled row), computed here with
+DuckDB over Arrow.  Per-query and ranking rows must also agree with metrics.json about
+corpus and tier, name measures the claim reports and not repeat a key; runinfo.json must
+belong to this metrics.json.  Everything is read and checked before the warehouse is
+touched, so a refused directory writes nothing.
 """
 
 from __future__ import annotations
@@ -19,19 +21,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.core.canonical import canonical_json, canonical_line, sha256_file, sha256_text
-from harness.core.formats import FormatError, read_jsonl
-from harness.core.tiers import TIERS, most_restrictive_tier
-from harness.claims.metrics import ALL
-from harness.claims.metrics import (METRICS_JSON, PER_QUERY, RANKINGS, RUNINFO, effective_tiers, index_tier, run_id)
-from harness.evaluation.results import load_jsonl_rows, load_metrics, load_per_query
-from warehouse import documents
+from harness.claims import Claim
+from harness.claims.metrics import (ALL, METRICS_JSON, PER_QUERY, PER_QUERY_COLUMNS, PINNED_FILES,
+                                    RANKINGS, RUNINFO, MetricsClaim, check_per_query_row,
+                                    index_tier)
+from harness.core.canonical import canonical_json, sha256_file, sha256_text
+from harness.core.formats import FormatError, read_json_object, read_jsonl
+from harness.core.tiers import TIERS
+from warehouse import tables as claim_tables
 from warehouse.errors import IngestRefused
 
 log = logging.getLogger(__name__)
 
-#: per-query means must reproduce the claim to this tolerance (files round to 1e-10)
-MEAN_TOLERANCE = 1e-6
 LATENCY_FIELD = "retrieval_latency_ms"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,12 +43,13 @@ class PreparedRun:
 
     results_dir: Path
     run_id: str
+    claim: MetricsClaim
     metrics: dict
     run_row: dict
     #: table name -> pyarrow Table whose columns are that table's
     tables: dict[str, Any]
-    #: (handler, file name, parsed content) for each extra file a handler stores
-    extras: list[tuple[Any, str, Any]]
+    #: (file name, claim) for each extra file the warehouse stores
+    extras: list[tuple[str, Claim]]
     #: one dict per file of the directory: name, sha256, bytes, stored_by
     files: list[dict]
     unhandled: list[str] = field(default_factory=list)
@@ -65,17 +67,6 @@ def refuse(path, field_name: str | None, message: str, line: int | None = None):
 
 def _refused(exc: FormatError) -> IngestRefused:
     return IngestRefused(str(exc), path=exc.path, line=exc.line, field=exc.field)
-
-
-def _text(value) -> str | None:
-    """A column value: strings stay, None stays NULL, anything else as canonical JSON."""
-    if value is None or isinstance(value, str):
-        return value
-    return canonical_line(value)
-
-
-def _int_or_none(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _nth_record_line(path: Path, index: int) -> int | None:
@@ -120,33 +111,6 @@ def code_revision() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty.returncode == 1 else "")
 
 
-# --------------------------------------------------------------------------- metrics.json
-
-
-def _check_metrics(metrics: Mapping, path: Path) -> None:
-    """Checks beyond harness.evaluation.results.validate_metrics that a shared store needs."""
-    if not isinstance(metrics["control_name"], str) or not metrics["control_name"]:
-        refuse(path, "control_name", "must be a non-empty string")
-    if not isinstance(metrics["retrieval"], Mapping):
-        refuse(path, "retrieval", "must be an object")
-    if metrics["index"] is not None and not isinstance(metrics["index"], Mapping):
-        refuse(path, "index", "must be an object or null")
-    for i, corpus in enumerate(metrics["corpora"]):
-        name = corpus["name"]
-        if not isinstance(name, str) or not name or "+" in name:
-            refuse(path, f"corpora[{i}].name",
-                   f"must be a non-empty string without '+' (it joins pooled names), got {name!r}")
-    seen: dict[tuple, int] = {}
-    for i, row in enumerate(metrics["rows"]):
-        cls = row["query_class"]
-        if not isinstance(cls, str) or not cls:
-            refuse(path, f"rows[{i}].query_class", f"must be a non-empty string, got {cls!r}")
-        key = (row["corpus"], cls)
-        if key in seen:
-            refuse(path, f"rows[{i}]", f"corpus {key[0]!r} class {cls!r} repeats rows[{seen[key]}]")
-        seen[key] = i
-
-
 def _created_at(runinfo: Mapping, metrics_path: Path) -> datetime:
     for name in ("created_at", "finished_at", "started_at"):
         value = runinfo.get(name)
@@ -162,41 +126,13 @@ def _created_at(runinfo: Mapping, metrics_path: Path) -> datetime:
     return datetime.fromtimestamp(mtime, timezone.utc).replace(tzinfo=None)
 
 
-def _run_row(metrics: Mapping, rid: str, runinfo: Mapping, results_dir: Path) -> dict:
-    retrieval = metrics["retrieval"]
-    index = metrics["index"] or {}
-    engine = metrics["metric_engine"]
-    tiers = [c["tier"] for c in metrics["corpora"]]
-    revision = metrics.get("code_revision")
-    shared = index_tier(metrics)
-    return {
-        "run_id": rid,
-        "control_name": metrics["control_name"],
-        "corpus": "+".join(sorted(c["name"] for c in metrics["corpora"])),
-        "tier": most_restrictive_tier(tiers + ([shared] if shared is not None else [])),
-        "created_at": _created_at(runinfo, results_dir / METRICS_JSON),
-        "backend": _text(retrieval.get("backend")),
-        "mode": _text(retrieval.get("mode")),
-        "stage": _text(retrieval.get("stage")),
-        "scope": _text(retrieval.get("scope")),
-        "granularity": _text(retrieval.get("granularity")),
-        "fusion": None if retrieval.get("fusion") is None else canonical_line(retrieval["fusion"]),
-        "retrieval": canonical_line(retrieval),
-        "embedding_models": (None if index.get("embedding_models") is None
-                             else canonical_line(index["embedding_models"])),
-        "embedding_verdict": _text(index.get("embedding_verdict")),
-        "embedding_dimension": _int_or_none(index.get("embedding_dimension")),
-        "configured_embedding_model": _text(index.get("configured_embedding_model")),
-        "index_info": None if metrics["index"] is None else canonical_line(metrics["index"]),
-        "metric_engine": str(engine["name"]),
-        "metric_engine_version": str(engine["version"]),
-        "metric_engine_info": canonical_line(engine),
-        "relevance_policy": canonical_line(metrics["relevance_policy"]),
-        "code_revision": revision if isinstance(revision, str) and revision else code_revision(),
-        "schema_version": metrics["schema_version"],
-        "source_dir": str(results_dir.resolve()),
-        "metrics_json": canonical_json(metrics),
-    }
+def _run_row(claim: MetricsClaim, rid: str, runinfo: Mapping, results_dir: Path) -> dict:
+    """The ``runs`` row: the claim's columns and where and when it was made."""
+    row = claim.run_row(rid)
+    row.update(created_at=_created_at(runinfo, results_dir / METRICS_JSON),
+               code_revision=row["code_revision"] or code_revision(),
+               source_dir=str(results_dir.resolve()))
+    return row
 
 
 # --------------------------------------------------------------------------- row files
@@ -238,17 +174,12 @@ def _first_duplicate(table, keys: tuple[str, ...]):
 
 
 def _per_query_arrow_schema():
-    import pyarrow as pa
-
-    return pa.schema([("corpus", pa.string()), ("tier", pa.string()),
-                      ("query_class", pa.string()), ("query_id", pa.string()),
-                      ("measure", pa.string()), ("value", pa.float64()),
-                      ("answered", pa.bool_())])
+    return claim_tables.arrow_schema(PER_QUERY_COLUMNS)
 
 
 def _fast_per_query(path: Path):
     """per_query.jsonl parsed by Arrow's JSON reader, or None whenever the file might hold
-    anything :func:`harness.evaluation.results.load_per_query` would refuse or read differently.
+    anything the exact reader (:func:`_exact_per_query`) would refuse or read differently.
 
     Accepted only if: every line is one JSON object whose fields have the expected types;
     no required field is null or absent (a null ``query_class`` is ambiguous with an absent
@@ -279,11 +210,11 @@ def _fast_per_query(path: Path):
 
 
 def _exact_per_query(results_dir: Path, path: Path):
-    """The harness's validator, line by line, then the column types it leaves open."""
+    """The claim's row check, line by line, then the column types it leaves open."""
     import pyarrow as pa
 
     try:
-        rows = load_per_query(results_dir)
+        rows = [check_per_query_row(obj, path, line) for line, obj in read_jsonl(path)]
     except FormatError as exc:
         raise _refused(exc) from None
     columns = {}
@@ -301,7 +232,7 @@ def _exact_per_query(results_dir: Path, path: Path):
     return pa.table(columns, schema=_per_query_arrow_schema())
 
 
-def _per_query_table(results_dir: Path, metrics: Mapping):
+def _per_query_table(results_dir: Path, claim: MetricsClaim):
     """per_query.jsonl as an Arrow table, checked against metrics.json."""
     path = results_dir / PER_QUERY
     if not path.is_file():
@@ -309,23 +240,43 @@ def _per_query_table(results_dir: Path, metrics: Mapping):
     table = _fast_per_query(path)
     if table is None:
         table = _exact_per_query(results_dir, path)
-    _check_per_query(table, metrics, path)
+    _check_per_query(table, claim, path)
     return table
 
 
-def _check_per_query(table, metrics: Mapping, path: Path) -> None:
+#: every row of the claim as the per-query rows it summarises: the rows of its corpora
+#: (a pooled row ``a+b`` names several), of its class unless the class is ``all``
+_GROUPS = f"""
+SELECT r.corpus, r.query_class, t.measure, count(DISTINCT (t.corpus, t.query_id)) AS n,
+       avg(t.value),
+       CASE WHEN bool_and(t.answered IS NOT NULL)
+            THEN count(DISTINCT (t.corpus, t.query_id)) FILTER (WHERE NOT t.answered)
+            ELSE -1 END
+FROM t JOIN claim_rows AS r
+  ON list_contains(string_split(r.corpus, '+'), t.corpus)
+ AND (r.query_class = '{ALL}' OR t.query_class = r.query_class)
+GROUP BY ALL
+"""
+
+
+def _check_per_query(table, claim: MetricsClaim, path: Path) -> None:
     """Corpus and tier as metrics.json declares them, measures it reports, no repeated
-    (corpus, query_id, measure), non-empty ids; then :func:`_check_against_claim`."""
+    (corpus, query_id, measure), non-empty ids; then every row of the claim reproduced
+    from these values (:meth:`MetricsClaim.check_values`)."""
     import duckdb
     import pyarrow as pa
 
-    tiers = effective_tiers(metrics)
+    metrics = claim.to_dict()
+    tiers = claim.effective_tiers()
     reported = sorted({m for row in metrics["rows"] for m in row["metrics"]})
     indexed = table.append_column("i", pa.array(range(len(table)), pa.int64()))
     con = duckdb.connect()
     try:
         con.register("t", indexed)
         con.register("declared", pa.table({"name": list(tiers), "tier": list(tiers.values())}))
+        con.register("claim_rows", pa.table({
+            "corpus": [r["corpus"] for r in metrics["rows"]],
+            "query_class": [r["query_class"] for r in metrics["rows"]]}))
 
         def first(where: str, params=()):
             found = con.execute(f"SELECT min(i) FROM t WHERE {where}", list(params)).fetchone()
@@ -358,12 +309,14 @@ def _check_per_query(table, metrics: Mapping, path: Path) -> None:
             row = at(i)
             refuse(path, "query_id", f"query {row['query_id']!r} of corpus {row['corpus']!r} "
                    f"has two {row['measure']!r} values", _nth_record_line(path, i))
-        found = {(c, m): (n, mean) for c, m, n, mean in con.execute(
-            "SELECT corpus, measure, count(DISTINCT query_id), avg(value) FROM t GROUP BY ALL"
-        ).fetchall()}
+        groups = {(c, q, m): (n, mean, unanswered) for c, q, m, n, mean, unanswered
+                  in con.execute(_GROUPS).fetchall()}
     finally:
         con.close()
-    _check_against_claim(found, metrics, path)
+    try:
+        claim.check_values(groups, str(path.parent / METRICS_JSON))
+    except FormatError as exc:
+        raise _refused(exc) from None
 
 
 def _index_note(metrics: Mapping) -> str:
@@ -372,39 +325,17 @@ def _index_note(metrics: Mapping) -> str:
                                       f"index, index.tier {shared})")
 
 
-def _check_against_claim(found: Mapping, metrics: Mapping, path: Path) -> None:
-    """Each corpus's ``all`` row: its n queries, and its means, come from these rows.
-
-    ``found[(corpus, measure)] = (distinct queries, mean value)`` over per_query.jsonl.
-    """
-    for i, row in enumerate(metrics["rows"]):
-        if row["query_class"] != ALL or "+" in row["corpus"]:
-            continue
-        for measure, claimed in sorted(row["metrics"].items()):
-            n, mean = found.get((row["corpus"], measure), (0, None))
-            if n == row["n"] == 0:
-                continue
-            if n != row["n"]:
-                refuse(path, "query_id",
-                       f"corpus {row['corpus']!r} has {n} per-query {measure!r} values, but "
-                       f"metrics.json rows[{i}] (class all) says n={row['n']}")
-            if not math.isclose(mean, claimed, rel_tol=0.0, abs_tol=MEAN_TOLERANCE):
-                refuse(path, "value",
-                       f"corpus {row['corpus']!r} {measure!r} per-query values average "
-                       f"{mean:.10f}, but metrics.json rows[{i}] claims {claimed!r}")
-
-
-def _rankings_table(results_dir: Path, metrics: Mapping):
+def _rankings_table(results_dir: Path, claim: MetricsClaim):
     import pyarrow as pa
 
     path = results_dir / RANKINGS
     if not path.is_file():
         return None
     try:
-        rows = load_jsonl_rows(results_dir, RANKINGS)
+        rows = [obj for _, obj in read_jsonl(path)]
     except FormatError as exc:
         raise _refused(exc) from None
-    tiers = effective_tiers(metrics)
+    tiers = claim.effective_tiers()
     _require_fields(rows, ("query_id", "rank", "doc_id", "score"), path)
     if len(tiers) == 1:
         only = next(iter(tiers))
@@ -468,7 +399,8 @@ def _latency_row(runinfo: Mapping, path: Path, run_row: Mapping) -> dict | None:
             refuse(path, f"{LATENCY_FIELD}.samples[{i}]",
                    f"not a non-negative finite number: {value!r}")
     concurrency = block.get("concurrency")
-    if concurrency is not None and (_int_or_none(concurrency) is None or concurrency < 1):
+    if concurrency is not None and (isinstance(concurrency, bool)
+                                    or not isinstance(concurrency, int) or concurrency < 1):
         refuse(path, f"{LATENCY_FIELD}.concurrency",
                f"must be a positive integer, got {concurrency!r}")
     reported = {k: None if isinstance(v, float) and not math.isfinite(v) else v
@@ -498,21 +430,38 @@ def _with_run_id(table, rid: str):
     return table.add_column(0, "run_id", pa.array([rid] * len(table), pa.string()))
 
 
+def _load_claim(results_dir: Path) -> MetricsClaim:
+    path = results_dir / METRICS_JSON
+    try:
+        return MetricsClaim.from_dict(read_json_object(path), str(path))
+    except FormatError as exc:
+        raise _refused(exc) from None
+
+
+def _extra_claim(kind: type[Claim], path: Path, metrics: Mapping) -> Claim:
+    """An extra file of the directory as its claim, checked against this run."""
+    try:
+        claim = kind.from_dict(_parse_extra(path), str(path))
+        claim.check_against_run(metrics, str(path))
+    except FormatError as exc:
+        raise _refused(exc) from None
+    except IngestRefused:
+        raise
+    except ValueError as exc:
+        raise IngestRefused(str(exc), path=path) from None
+    return claim
+
+
 def load_results(results_dir) -> PreparedRun:
     """Read and check a results directory; raises :class:`IngestRefused` naming file and
     field.  Nothing here touches the warehouse."""
-    import pyarrow as pa
-
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         refuse(results_dir, None, "not a results directory")
-    try:
-        metrics = load_metrics(results_dir)
-    except FormatError as exc:
-        raise _refused(exc) from None
+    claim = _load_claim(results_dir)
+    metrics = claim.to_dict()
     metrics_path = results_dir / METRICS_JSON
-    _check_metrics(metrics, metrics_path)
-    rid = run_id(metrics)
+    rid = claim.identity()
 
     runinfo: dict = {}
     runinfo_path = results_dir / RUNINFO
@@ -527,63 +476,40 @@ def load_results(results_dir) -> PreparedRun:
                    f"{recorded!r} is not the sha256 of this metrics.json ({rid}): the claim "
                    "was changed after it was written")
 
-    run_row = _run_row(metrics, rid, runinfo, results_dir)
-    tables = {}
-    tables["corpora"] = pa.Table.from_pylist([{
-        "run_id": rid, "name": c["name"], "version": _text(c["version"]),
-        "licence": _text(c["licence"]), "tier": c["tier"], "evidence": _text(c.get("evidence")),
-        "sha256": _text(c["sha256"]), "files": _int_or_none(c["files"]),
-        "chunks": _int_or_none(c["chunks"]), "declared": canonical_line(c),
-    } for c in metrics["corpora"]], schema=pa.schema([
-        ("run_id", pa.string()), ("name", pa.string()), ("version", pa.string()),
-        ("licence", pa.string()), ("tier", pa.string()), ("evidence", pa.string()),
-        ("sha256", pa.string()), ("files", pa.int64()), ("chunks", pa.int64()),
-        ("declared", pa.string())]))
-    metric_rows = [
-        {"run_id": rid, "corpus": row["corpus"], "tier": row["tier"],
-         "query_class": row["query_class"], "measure": measure, "value": float(value),
-         "n": row["n"], "queries_unanswered": row["queries_unanswered"],
-         "queries_dropped_unjudgeable": row["queries_dropped_unjudgeable"]}
-        for row in metrics["rows"] for measure, value in sorted(row["metrics"].items())]
-    tables["metric_rows"] = pa.Table.from_pylist(metric_rows, schema=pa.schema([
-        ("run_id", pa.string()), ("corpus", pa.string()), ("tier", pa.string()),
-        ("query_class", pa.string()), ("measure", pa.string()), ("value", pa.float64()),
-        ("n", pa.int64()), ("queries_unanswered", pa.int64()),
-        ("queries_dropped_unjudgeable", pa.int64())]))
-    tables["per_query"] = _with_run_id(_per_query_table(results_dir, metrics), rid)
-    rankings = _rankings_table(results_dir, metrics)
+    digests = {path.name: sha256_file(path) for path in sorted(results_dir.iterdir())
+               if path.is_file() and not path.name.startswith(".")}
+
+    run_row = _run_row(claim, rid, runinfo, results_dir)
+    tables = {name: claim_tables.arrow_table(rows, MetricsClaim.TABLES[name])
+              for name, rows in claim.table_rows(rid, run_id=rid).items()}
+    tables["per_query"] = _with_run_id(_per_query_table(results_dir, claim), rid)
+    rankings = _rankings_table(results_dir, claim)
     if rankings is not None:
         tables["rankings"] = _with_run_id(rankings, rid)
     latency = _latency_row(runinfo, runinfo_path, run_row)
     if latency is not None:
-        tables["latency"] = pa.Table.from_pylist([{"run_id": rid, **latency}], schema=pa.schema([
-            ("run_id", pa.string()), ("corpus", pa.string()), ("tier", pa.string()),
-            ("samples", pa.list_(pa.float64())), ("concurrency", pa.int32()),
-            ("reported", pa.string())]))
+        tables["latency"] = claim_tables.arrow_table([{"run_id": rid, **latency}],
+                                                     MetricsClaim.TABLES["latency"])
 
-    handlers = documents.results_files()
     extras, files, unhandled = [], [], []
-    for path in sorted(results_dir.iterdir()):
-        if not path.is_file() or path.name.startswith("."):
-            continue
-        handler = handlers.get(path.name)
-        files.append({"name": path.name, "sha256": sha256_file(path),
-                      "bytes": path.stat().st_size,
-                      "stored_by": getattr(handler, "__name__", repr(handler)) if handler else None})
-        if handler is not None:
-            content = _parse_extra(path)
-            check = getattr(handler, "validate", None)
-            if check is not None:
-                try:
-                    check(content, str(path), metrics)
-                except IngestRefused:
-                    raise
-                except ValueError as exc:
-                    raise IngestRefused(str(exc), path=path) from None
-            extras.append((handler, path.name, content))
-        elif path.name not in documents.CORE_FILES:
-            unhandled.append(path.name)
-    return PreparedRun(results_dir, rid, metrics, run_row, tables, extras, files, unhandled)
+    for name, digest in digests.items():
+        path = results_dir / name
+        kind = claim_tables.RESULTS_FILES.get(name)
+        files.append({"name": name, "sha256": digest, "bytes": path.stat().st_size,
+                      "stored_by": f"claim kind {kind.KIND}" if kind else None})
+        if kind is not None:
+            extras.append((name, _extra_claim(kind, path, metrics)))
+        elif name not in claim_tables.CORE_FILES:
+            unhandled.append(name)
+    # last, so a malformed file is refused naming its line first: a pin that does not match
+    # is a file changed after the claim was written (values moved between queries, say)
+    try:
+        claim.check_pins({n: d for n, d in digests.items() if n in PINNED_FILES},
+                         str(metrics_path))
+    except FormatError as exc:
+        raise _refused(exc) from None
+    return PreparedRun(results_dir, rid, claim, metrics, run_row, tables, extras, files,
+                       unhandled)
 
 
 def load_document(path_or_mapping) -> tuple[dict, str]:
@@ -614,5 +540,5 @@ def document_tier(doc: Mapping, source: str) -> str | None:
     if tier is None:
         return None
     if tier not in TIERS:
-        refuse(source, "tier", f"unknown tier {tier!r}; expected one of {sorted(TIERS)}")
+        refuse(source, "tier", f"unknown licence tier {tier!r}; expected one of {sorted(TIERS)}")
     return tier

@@ -569,25 +569,18 @@ def certificates(view: str, *, db_path=None):
     sharing a control name with a run it was calibrated on (``current_run_id``, its
     ``current_metrics`` JSON, its results directory and calibration.jsonl checksum as
     ingested).  Status as issued is ``status``; the live status (expired, alarm) is
-    :func:`certificate_statuses`."""
+    ``dashboard.certificate_status``."""
     with connect(db_path, read_only=True) as conn:
         return conn.query_df(_CERTIFICATES.format(rel=relation(view, "certificates"),
                                                   visible=relation(view, "runs")))
 
 
-def certificate_statuses(view: str, *, db_path=None):
-    """:func:`certificates` with each one's live status, computed here from what the
-    warehouse holds (``harness.certificates.status``): ``state`` (valid / degenerate /
-    expired / alarm), ``why``, ``monitor`` (what the monitor was replayed on, or why not)
-    and ``changes`` (fingerprint differences, a list of dicts).
-
-    Expiry is judged against the newest run of the same arm visible in ``view``; the
-    monitor is replayed on that run's calibration scores as the warehouse stored them
-    (``calibration`` in the same view), never on files read from disk.  Under
-    ``publishable`` nothing of a run with a non-A corpus is read, so no ``why`` can name one.
-    """
-    from warehouse.certificate_status import live_status
-
+def certificate_monitoring(view: str, *, db_path=None):
+    """``(certificates, calibration)``: :func:`certificates`, and the stored calibration
+    records of each one's current run (``calibration`` in the same view, ordered by run,
+    corpus and query id), from which a certificate's live status is judged
+    (``dashboard.certificate_status``).  Under ``publishable`` nothing of a run with a non-A
+    corpus is read, so no status computed from these can name one."""
     with connect(db_path, read_only=True) as conn:
         certs = conn.query_df(_CERTIFICATES.format(rel=relation(view, "certificates"),
                                                    visible=relation(view, "runs")))
@@ -597,12 +590,7 @@ def certificate_statuses(view: str, *, db_path=None):
             f"k.relevant, k.first_relevant_rank FROM {relation(view, 'calibration')} AS k "
             "WHERE list_contains(?::VARCHAR[], k.run_id) ORDER BY k.run_id, k.corpus, "
             "k.query_id", [current])
-    by_run = {rid: part for rid, part in calibration.groupby("run_id", sort=True)}
-    statuses = [live_status(row, by_run.get(row["current_run_id"]))
-                for _, row in certs.iterrows()]
-    for name in ("state", "why", "monitor", "changes"):
-        certs[name] = [s[name] for s in statuses]
-    return certs
+    return certs, calibration
 
 
 def ppi_results(view: str, *, db_path=None):

@@ -18,7 +18,7 @@ from harness.certificates.conformal import (
     GRID_EXPONENTS, Candidates, fit_coverage, quantile_index, split_indices,
 )
 from harness.certificates.data import CalibrationRow, CalibrationRun
-from harness.certificates.documents import SCHEMA_VERSION, with_id
+from harness.claims.certificate import SCHEMA_VERSION, with_id
 from harness.certificates.fingerprint import fingerprint_from_metrics, merge_fingerprints
 from harness.certificates.risk import certify_risk, losses_for_context, risk_at
 from harness.certificates.serving import K_MAX, set_size

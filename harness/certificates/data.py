@@ -17,105 +17,14 @@ Each line::
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from harness.claims.calibration import (CALIBRATION_JSONL, K_MAX, CalibrationRow, validate_row)
 from harness.core.canonical import canonical_line
-from harness.certificates.serving import K_MAX
 from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
-from harness.core.tiers import TIERS
 
-CALIBRATION_JSONL = "calibration.jsonl"
-STAGES: tuple[str, ...] = ("retrieve", "rerank")
-FIELDS: tuple[str, ...] = ("corpus", "tier", "query_id", "query_class", "stage", "scores",
-                           "relevant", "first_relevant_rank")
-
-
-@dataclass(frozen=True)
-class CalibrationRow:
-    """One query's calibration record (validated)."""
-
-    corpus: str
-    tier: str
-    query_id: str
-    query_class: str | None
-    stage: str
-    scores: tuple[float, ...]
-    relevant: tuple[bool, ...]
-    first_relevant_rank: int | None
-    #: line of the file the row was read from (0 when built in memory)
-    line: int = field(default=0, compare=False)
-
-    @property
-    def rank_in_list(self) -> int | None:
-        """1-based rank of the first relevant candidate within ``scores``, else None."""
-        rank = self.first_relevant_rank
-        return rank if rank is not None and rank <= len(self.scores) else None
-
-    @property
-    def top_score(self) -> float | None:
-        return self.scores[0] if self.scores else None
-
-    def to_dict(self) -> dict:
-        return {
-            "corpus": self.corpus, "tier": self.tier, "query_id": self.query_id,
-            "query_class": self.query_class, "stage": self.stage,
-            "scores": list(self.scores), "relevant": list(self.relevant),
-            "first_relevant_rank": self.first_relevant_rank,
-        }
-
-
-def validate_row(obj: Mapping, path="<calibration row>", line: int | None = None) -> CalibrationRow:
-    """A :class:`CalibrationRow` from a decoded line, or FormatError naming the field."""
-    def fail(name, message):
-        raise FormatError(path, line, name, message)
-
-    if not isinstance(obj, Mapping):
-        fail(None, f"expected a JSON object, got {type(obj).__name__}")
-    unknown = sorted(set(obj) - set(FIELDS))
-    if unknown:
-        fail(unknown[0], f"unknown field; expected only {sorted(FIELDS)}")
-    for name in FIELDS:
-        if name not in obj:
-            fail(name, "missing")
-    for name in ("corpus", "query_id"):
-        if not isinstance(obj[name], str) or not obj[name]:
-            fail(name, f"must be a non-empty string, got {obj[name]!r}")
-    if obj["tier"] not in TIERS:
-        fail("tier", f"unknown tier {obj['tier']!r}; expected one of {sorted(TIERS)}")
-    cls = obj["query_class"]
-    if cls is not None and (not isinstance(cls, str) or not cls):
-        fail("query_class", f"must be a non-empty string or null, got {cls!r}")
-    if obj["stage"] not in STAGES:
-        fail("stage", f"unknown stage {obj['stage']!r}; expected one of {sorted(STAGES)}")
-    scores = obj["scores"]
-    if not isinstance(scores, list):
-        fail("scores", f"must be a list of numbers, got {type(scores).__name__}")
-    if len(scores) > K_MAX:
-        fail("scores", f"holds {len(scores)} candidates; at most K_MAX = {K_MAX}")
-    for i, value in enumerate(scores):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            fail(f"scores[{i}]", f"must be a finite number, got {value!r}")
-    relevant = obj["relevant"]
-    if not isinstance(relevant, list) or len(relevant) != len(scores):
-        fail("relevant", f"must be a list of {len(scores)} booleans (one per score)")
-    for i, value in enumerate(relevant):
-        if not isinstance(value, bool):
-            fail(f"relevant[{i}]", f"must be true or false, got {value!r}")
-    rank = obj["first_relevant_rank"]
-    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
-        fail("first_relevant_rank", f"must be a positive integer or null, got {rank!r}")
-    first_in_list = next((i + 1 for i, r in enumerate(relevant) if r), None)
-    if first_in_list is not None and rank != first_in_list:
-        fail("first_relevant_rank",
-             f"is {rank!r} but the first relevant candidate in 'relevant' is at rank {first_in_list}")
-    if first_in_list is None and rank is not None and rank <= len(scores):
-        fail("first_relevant_rank",
-             f"is {rank} but 'relevant' marks no relevant candidate among the first {len(scores)}")
-    return CalibrationRow(obj["corpus"], obj["tier"], obj["query_id"], cls, obj["stage"],
-                          tuple(float(s) for s in scores), tuple(relevant), rank, line or 0)
 
 
 def calibration_row(*, corpus: str, tier: str, query_id: str, query_class: str | None,

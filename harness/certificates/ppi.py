@@ -192,7 +192,7 @@ PPI_METHOD = ("prediction-powered inference for a mean (Angelopoulos, Bates, Fan
 def ppi_document(result: PPIResult, inputs: dict, *, corpus: str | None = None,
                  tier: str = "B") -> dict:
     """The ``kind: ppi`` document of an estimate (canonical, with its ``document_id``)."""
-    from harness.certificates.documents import SCHEMA_VERSION, with_id
+    from harness.claims.certificate import SCHEMA_VERSION, with_id
     from harness.core.tiers import TIERS
 
     if tier not in TIERS:

@@ -24,7 +24,7 @@ import math
 from typing import Mapping, Sequence
 
 #: most candidates a calibration row records and a coverage certificate ever sends
-K_MAX = 50
+from harness.claims.calibration import K_MAX
 
 
 def _finite_scores(scores: Sequence[float]) -> list[float]:

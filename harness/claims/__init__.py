@@ -1,6 +1,100 @@
 """Claims: one definition per kind of document the product writes and the warehouse ingests.
 
-Each kind knows its fields, validates a document naming the file and the field, derives its
-tier from licences through :mod:`harness.core.tiers` (never trusting a tier written in a
-file), and says what makes two documents comparable.
+Each kind is one frozen dataclass (:class:`harness.claims.base.Claim`) that knows its
+fields, validates a document naming the file and the field, derives its tier from licences
+through :mod:`harness.core.tiers` (never trusting a tier written in a file), declares the
+warehouse columns it fills, and says what makes two documents comparable.  A new kind is one
+class here and one SQL migration.
+
+=============  =======================  ==========================================
+kind           file                     written by
+=============  =======================  ==========================================
+metrics        metrics.json             harness score, harness bench
+intervals      intervals.json           harness intervals
+comparisons    comparisons.json         harness intervals --control
+agreement      (--out FILE)             harness agreement
+gate           (--out FILE)             harness gate, bench --gate
+power          (--json)                 harness power
+certificate    (--out FILE)             harness calibrate
+ppi            (--out FILE)             harness ppi
+calibration    calibration.jsonl        harness bench
+answers        answers.json             harness answer
+migration      migration.json           harness migrate
+=============  =======================  ==========================================
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from harness.claims.agreement import AgreementClaim
+from harness.claims.answers import AnswersClaim
+from harness.claims.base import Claim, ClaimError, check_columns, fail
+from harness.claims.calibration import CalibrationClaim
+from harness.claims.certificate import CertificateClaim
+from harness.claims.comparisons import ComparisonsClaim
+from harness.claims.gate import GateClaim
+from harness.claims.intervals import IntervalsClaim
+from harness.claims.metrics import MetricsClaim
+from harness.claims.migration import MigrationClaim
+from harness.claims.power import PowerClaim
+from harness.claims.ppi import PpiClaim
+from harness.core.formats import FormatError, _atomic_write_text, read_json_object
+
+#: every kind, in the order of the table above
+ALL_KINDS: tuple[type[Claim], ...] = (
+    MetricsClaim, IntervalsClaim, ComparisonsClaim, AgreementClaim, GateClaim, PowerClaim,
+    CertificateClaim, PpiClaim, CalibrationClaim, AnswersClaim, MigrationClaim)
+
+KINDS: dict[str, type[Claim]] = {kind.KIND: kind for kind in ALL_KINDS}
+#: kinds the warehouse takes as standalone documents (a ``kind`` field, tables to fill)
+DOCUMENT_KINDS: dict[str, type[Claim]] = {
+    kind.KIND: kind for kind in ALL_KINDS
+    if kind.TABLES and kind not in (MetricsClaim, CalibrationClaim)}
+#: file name -> the kind that file holds inside a results directory (besides metrics.json)
+RESULTS_FILES: dict[str, type[Claim]] = {
+    kind.RESULTS_FILE: kind for kind in ALL_KINDS
+    if kind.RESULTS_FILE is not None and kind is not MetricsClaim}
+
+for _kind in ALL_KINDS:
+    check_columns(_kind)
+
+
+def kind_of(doc: Any, source: str) -> type[Claim]:
+    """The claim class of a standalone document, by its ``kind`` field."""
+    kind = doc.get("kind") if isinstance(doc, Mapping) else None
+    if not isinstance(kind, str) or not kind:
+        fail(source, "kind", "missing: a document names its kind")
+    if kind not in KINDS:
+        fail(source, "kind", f"unknown document kind {kind!r}; known kinds: {sorted(KINDS)}")
+    return KINDS[kind]
+
+
+def claim_from_dict(doc: Any, source: str) -> Claim:
+    """A checked claim of whatever kind ``doc`` names."""
+    return kind_of(doc, source).from_dict(doc, source)
+
+
+def read_claim(path, kind: type[Claim] | None = None) -> Claim:
+    """Read and check a claim document (of ``kind`` when given)."""
+    doc = read_json_object(path)
+    found = kind_of(doc, str(path))
+    if kind is not None and found is not kind:
+        raise FormatError(path, None, "kind", f"expected a {kind.KIND} document, got kind "
+                                              f"{found.KIND!r}")
+    return found.from_dict(doc, str(path))
+
+
+def write_claim(path, doc: Claim | Mapping) -> Path:
+    """Check ``doc`` as the kind it names and write it as canonical JSON, atomically
+    (a reader sees the old file or the new one, never half of one)."""
+    claim = doc if isinstance(doc, Claim) else claim_from_dict(doc, str(path))
+    _atomic_write_text(path, claim.canonical_json())
+    return Path(path)
+
+
+__all__ = ["ALL_KINDS", "DOCUMENT_KINDS", "KINDS", "RESULTS_FILES", "Claim", "ClaimError",
+           "claim_from_dict", "kind_of", "read_claim", "write_claim", "AgreementClaim", "AnswersClaim", "CalibrationClaim",
+           "CertificateClaim", "ComparisonsClaim", "GateClaim", "IntervalsClaim",
+           "MetricsClaim", "MigrationClaim", "PowerClaim", "PpiClaim"]

@@ -52,9 +52,9 @@ def run(args) -> int:
     doc = agreement(arms, corpora, measure=measure, query_class=args.query_class,
                     exclude_inert=args.exclude_inert, drop=args.drop, tolerance=args.inert_below)
     if args.out:
-        from harness.stats.documents import write_document
+        from harness.claims import write_claim
 
-        write_document(args.out, doc)
+        write_claim(args.out, doc)
     if args.json:
         print(canonical_json(doc), end="")
     else:

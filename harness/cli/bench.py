@@ -156,9 +156,9 @@ def run_gate(args) -> int:
     print(summary, end="")
     print(f"\nretrieved {outcome.retrieved} of {outcome.result.available} queries")
     if args.gate_out:
-        from harness.stats.documents import write_document
+        from harness.claims import write_claim
 
-        write_document(args.gate_out, outcome.result.to_dict())
+        write_claim(args.gate_out, outcome.result.to_dict())
     target = args.summary or settings.step_summary()
     if target:
         with open(target, "a", encoding="utf-8") as handle:

@@ -37,7 +37,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from harness.certificates.build import build_coverage_certificate, build_risk_certificate
     from harness.evaluation.runs import load_pool
-    from harness.certificates.documents import write_document
+    from harness.claims import write_claim
 
     fractions = _fractions(args.splits)
     pool = load_pool(args.run)
@@ -46,7 +46,7 @@ def run(args) -> int:
     else:
         doc = build_risk_certificate(pool, target=args.risk_target, delta=args.delta,
                                      seed=args.seed, context_k=args.context_k, fractions=fractions)
-    write_document(args.out, doc)
+    write_claim(args.out, doc)
     splits = doc["splits"]
     print(f"{doc['type']} certificate: {doc['status'].upper()}  "
           f"(queries: {splits['tune']} tune / {splits['calibrate']} calibrate / "

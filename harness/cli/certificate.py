@@ -24,12 +24,12 @@ def run(args) -> int:
 
     from harness.core.canonical import canonical_json
     from harness.certificates.data import CALIBRATION_JSONL, read_calibration
-    from harness.certificates.documents import load_certificate
+    from harness.claims import CertificateClaim, read_claim
     from harness.certificates.fingerprint import fingerprint_from_metrics
     from harness.certificates.status import bad_events, status
     from harness.evaluation.results import load_metrics
 
-    cert = load_certificate(args.certificate)
+    cert = read_claim(args.certificate, CertificateClaim).to_dict()
     current, outcomes = None, None
     if args.run is not None:
         metrics = load_metrics(args.run)

@@ -247,7 +247,9 @@ def intervals(out: Path) -> None:
     """intervals.json beside metrics.json (the same as ``python -m harness intervals DIR``)."""
     from harness.claims.metrics import PER_QUERY
     from harness.evaluation.results import load_metrics, load_per_query
-    from harness.stats.documents import INTERVALS_JSON, write_document
+    from harness.claims import IntervalsClaim, write_claim as write_document
+
+    INTERVALS_JSON = IntervalsClaim.RESULTS_FILE
     from harness.stats.intervals import row_intervals
 
     target = out / INTERVALS_JSON
@@ -260,7 +262,7 @@ def intervals(out: Path) -> None:
 
 def comparisons(root: Path, runs: dict[str, Path]) -> Path:
     """Every arm of a family against the control in one document (Holm spans them)."""
-    from harness.stats.documents import write_document
+    from harness.claims import write_claim as write_document
     from harness.evaluation.runs import compare_runs
 
     arms = [runs[a] for a, (_, family, _) in ARMS.items() if family is not None]
@@ -270,10 +272,11 @@ def comparisons(root: Path, runs: dict[str, Path]) -> Path:
 
 def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -> list[Path]:
     """The manifest of the demo's families and one agreement document per class."""
-    from harness.core.canonical import canonical_json
     from harness.evaluation.manifests import arms_from_manifest
     from harness.stats.agreement import agreement
-    from harness.stats.documents import MANIFEST_KIND, write_document
+    from harness.claims import write_claim as write_document
+    from harness.claims.agreement import MANIFEST_KIND
+    from harness.evaluation.manifests import write_manifest
 
     families: dict[str, list[dict]] = {}
     for arm, (_, family, axis) in ARMS.items():
@@ -284,7 +287,7 @@ def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -
                 "families": [{"name": name, "control": runs[CONTROL].name, "arms": arms}
                              for name, arms in sorted(families.items())]}
     path = root / "agreement-manifest.json"
-    path.write_text(canonical_json(manifest), encoding="utf-8")
+    write_manifest(path, manifest)
     out = []
     for cls in AGREEMENT_CLASSES:
         arms, pair, measure = arms_from_manifest(manifest, root, query_class=cls)
@@ -298,7 +301,7 @@ def certificates(root: Path, runs: dict[str, Path]) -> list[Path]:
     a risk certificate of the latter (alpha 0.1; target 0.1 at delta 0.1; seed 0)."""
     from harness.certificates.build import build_coverage_certificate, build_risk_certificate
     from harness.evaluation.runs import load_pool
-    from harness.certificates.documents import write_document
+    from harness.claims import write_claim as write_document
 
     out = []
     for arm in (CONTROL, f"{CONTROL}-file"):

@@ -68,7 +68,7 @@ def _replaced_family(path: Path, comparisons: dict) -> str | None:
 def run(args) -> int:
     from harness.claims.metrics import PER_QUERY
     from harness.evaluation.results import load_metrics, load_per_query
-    from harness.stats.documents import COMPARISONS_JSON, INTERVALS_JSON, write_document
+    from harness.claims import ComparisonsClaim, IntervalsClaim, write_claim
     from harness.stats.intervals import row_intervals
     from harness.stats.markdown import comparisons_table, intervals_table
 
@@ -94,12 +94,12 @@ def run(args) -> int:
     # every document is computed before any is written: an interrupt leaves the old files
     notes = []
     for results, _, doc in runs:
-        write_document(results / INTERVALS_JSON, doc)
+        write_claim(results / IntervalsClaim.RESULTS_FILE, doc)
         if comparisons is not None:
-            note = _replaced_family(results / COMPARISONS_JSON, comparisons)
+            note = _replaced_family(results / ComparisonsClaim.RESULTS_FILE, comparisons)
             if note:
                 notes.append(note)
-            write_document(results / COMPARISONS_JSON, comparisons)
+            write_claim(results / ComparisonsClaim.RESULTS_FILE, comparisons)
     for results, metrics, doc in runs:
         name = metrics["control_name"]
         print(f"# {name}: intervals\n")
@@ -116,8 +116,8 @@ def run(args) -> int:
         print(f"\n{comparisons['family_note']}")
     for note in notes:
         log.warning("%s", note)
-    written = [str(r / INTERVALS_JSON) for r, _, _ in runs]
+    written = [str(r / IntervalsClaim.RESULTS_FILE) for r, _, _ in runs]
     if comparisons is not None:
-        written += [str(r / COMPARISONS_JSON) for r, _, _ in runs]
+        written += [str(r / ComparisonsClaim.RESULTS_FILE) for r, _, _ in runs]
     print("\nwrote " + ", ".join(written))
     return 0

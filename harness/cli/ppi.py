@@ -24,7 +24,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from harness.certificates.documents import with_id, write_document
+    from harness.claims import write_claim
+    from harness.claims.certificate import with_id
     from harness.certificates.ppi import ppi_document, ppi_from_files
     from harness.core.tiers import declared_tier
 
@@ -48,6 +49,6 @@ def run(args) -> int:
     if args.out:
         doc = ppi_document(result, inputs, corpus=args.corpus, tier=tier)
         doc = with_id({**doc, "licence": args.licence, "evidence": evidence})
-        write_document(args.out, doc)
+        write_claim(args.out, doc)
         print(f"wrote {args.out}")
     return 0

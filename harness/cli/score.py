@@ -12,7 +12,7 @@ from harness.core.formats import FormatError, read_qrels, read_run, _lines
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, publish
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.claims.metrics import SCHEMA_VERSION
+from harness.claims.metrics import MetricsClaim
 from harness.evaluation.results import write_results
 from harness.evaluation.scoring import metric_engine_block, score
 
@@ -73,30 +73,29 @@ def run(args) -> int:
     meta = {q: QueryMeta(corpus, classes.get(q)) for q in qrels_file.judgements}
     tiers = {corpus: tier}
     rows = build_rows(result, meta, tiers)
-    metrics = {
-        "schema_version": SCHEMA_VERSION,
-        "control_name": args.control_name or Path(args.out).name,
-        "corpora": [{
+    metrics = MetricsClaim(
+        control_name=args.control_name or Path(args.out).name,
+        corpora=[{
             "name": corpus, "version": None, "licence": args.licence, "tier": tier,
             "sha256": sha256_file(args.qrels), "files": None, "chunks": None,
             "evidence": evidence,
         }],
-        "index": None,
-        "retrieval": {"source": "run file", "run_sha256": sha256_file(args.run),
-                      "preserve_order": args.preserve_order},
-        "metric_engine": metric_engine_block(measures, args.preserve_order),
-        "relevance_policy": {"graded_from": "qrels", "gain": "linear",
-                             "binary": args.binary_relevance,
-                             "relevance_high": None, "relevance_low": None,
-                             "negative_labels": "judged non-relevant (relevance 0)"},
-        "judgements": {"queries_in_qrels": len(qrels_file.judgements),
-                       "judged_documents": result.judged_documents,
-                       "relevant_documents": result.relevant_documents,
-                       "negative_labels": result.negative_labels,
-                       "run_queries_not_in_qrels": len(result.queries_not_in_qrels)},
-        "rows": rows,
-    }
-    md = f"# {metrics['control_name']}\n\n" + metrics_table(rows, [m.name for m in measures])
+        index=None,
+        retrieval={"source": "run file", "run_sha256": sha256_file(args.run),
+                   "preserve_order": args.preserve_order},
+        metric_engine=metric_engine_block(measures, args.preserve_order),
+        relevance_policy={"graded_from": "qrels", "gain": "linear",
+                          "binary": args.binary_relevance,
+                          "relevance_high": None, "relevance_low": None,
+                          "negative_labels": "judged non-relevant (relevance 0)"},
+        judgements={"queries_in_qrels": len(qrels_file.judgements),
+                    "judged_documents": result.judged_documents,
+                    "relevant_documents": result.relevant_documents,
+                    "negative_labels": result.negative_labels,
+                    "run_queries_not_in_qrels": len(result.queries_not_in_qrels)},
+        rows=rows,
+    )
+    md = f"# {metrics.control_name}\n\n" + metrics_table(rows, [m.name for m in measures])
     out = write_results(
         args.out, metrics, metrics_md=md,
         per_query=per_query_rows(result, meta, tiers),

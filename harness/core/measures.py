@@ -82,3 +82,23 @@ def resolve(names: Iterable[str] | None = None) -> tuple[Measure, ...]:
             seen.add(name)
             out.append(MEASURES[name])
     return tuple(out)
+
+
+#: prefix of the file-level measures a chunk run also reports (``file:Success@1``)
+FILE_PREFIX = "file:"
+#: every measure the product computes lies in [0, 1]
+UNIT_RANGE = (0.0, 1.0)
+
+
+def measure_range(name: str) -> tuple[float, float]:
+    """The values a measure (or its file-level twin) can take; a measure this product does
+    not compute is unbounded.  Every retrieval measure here is a proportion, so its mean and
+    any interval of its mean lie in [0, 1]; an interval of a *delta* lies in [-1, 1]."""
+    base = name[len(FILE_PREFIX):] if name.startswith(FILE_PREFIX) else name
+    return UNIT_RANGE if base in MEASURES else (float("-inf"), float("inf"))
+
+
+def delta_range(name: str) -> tuple[float, float]:
+    """The values a difference of two means of ``name`` can take."""
+    lo, hi = measure_range(name)
+    return lo - hi, hi - lo

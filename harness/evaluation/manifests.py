@@ -14,7 +14,9 @@ from harness.core.tiers import most_restrictive_tier
 from harness.core.formats import read_json_object
 from harness.evaluation.results import load_metrics
 from harness.stats.agreement import DEFAULT_MEASURE, Arm
-from harness.stats.documents import MANIFEST_KIND
+from harness.claims.agreement import MANIFEST_KIND
+from harness.core.canonical import canonical_json
+from harness.core.formats import _atomic_write_text
 
 _MANIFEST_KEYS = {"kind", "measure", "corpora", "families", "note"}
 _FAMILY_KEYS = {"name", "control", "arms", "note"}
@@ -248,3 +250,9 @@ def emit_manifest(run_dirs: Sequence, *, family: str | None = None,
     else:
         doc["note"] = f"name the two corpora to compare in 'corpora' (the runs share {corpora})"
     return doc
+
+
+def write_manifest(path, doc: Mapping) -> Path:
+    """Write an agreement manifest as canonical JSON, atomically."""
+    _atomic_write_text(path, canonical_json(dict(doc)))
+    return Path(path)

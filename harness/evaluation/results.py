@@ -28,10 +28,9 @@ import socket
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PER_QUERY_FIELDS, RANKINGS,
-                                    RUNINFO, is_finite_number, run_id, validate_metrics)
-from harness.core.canonical import canonical_json, canonical_line
-from harness.core.formats import FormatError
+from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
+                                    RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
+from harness.core.canonical import canonical_line, sha256_text
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def write_directory(out_dir, files: Mapping[str, str],
 
 def write_results(
     out_dir,
-    metrics: Mapping[str, Any],
+    metrics: MetricsClaim | Mapping[str, Any],
     *,
     metrics_md: str,
     per_query: list[Mapping] | None = None,
@@ -148,27 +147,43 @@ def write_results(
     runinfo: Mapping[str, Any] | None = None,
     extra_files: Mapping[str, str] | None = None,
 ) -> Path:
-    """Validate ``metrics`` and write the whole results directory atomically
-    (:func:`write_directory`); returns its path.  Every file is rendered before anything
-    is written."""
-    validate_metrics(metrics, source=str(Path(out_dir) / METRICS_JSON))
-    files = {METRICS_JSON: canonical_json(dict(metrics)), METRICS_MD: metrics_md}
+    """Write the whole results directory atomically (:func:`write_directory`); returns its
+    path.  Every file is rendered first; the claim then pins the files it summarises
+    (:data:`~harness.claims.metrics.PINNED_FILES`) and is validated before anything is
+    written."""
+    files = {METRICS_MD: metrics_md}
     if per_query is not None:
         files[PER_QUERY] = _jsonl_text(per_query)
     if rankings is not None:
         files[RANKINGS] = _jsonl_text(rankings)
     for name, text in (extra_files or {}).items():
-        if name in files:
+        if name in files or name == METRICS_JSON:
             raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
         files[name] = text
+    claim = metrics if isinstance(metrics, MetricsClaim) else MetricsClaim(**{
+        k: v for k, v in metrics.items() if k not in ("files", "schema_version")})
+    pins = {name: sha256_text(files[name]) for name in PINNED_FILES if name in files}
+    claim = MetricsClaim.from_dict(claim.with_pins(pins).to_dict(),
+                                   str(Path(out_dir) / METRICS_JSON))
+    files[METRICS_JSON] = claim.canonical_json()
     info = dict(runinfo or {})
-    info["run_id"] = run_id(metrics)
+    info["run_id"] = claim.identity()
     return write_directory(out_dir, files, info)
 
 
 def _fresh(out: Path, kind: str) -> Path:
     """A new sibling name ``.NAME.{kind}-PID-TOKEN`` (pid first: see recover_stale)."""
     return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def load_claim(path) -> MetricsClaim:
+    """Read and validate a metrics.json (a file or its results directory) as a claim."""
+    from harness.core.formats import read_json_object
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / METRICS_JSON
+    return MetricsClaim.from_dict(read_json_object(path), str(path))
 
 
 def load_metrics(path) -> dict:
@@ -188,15 +203,7 @@ def load_per_query(results_dir) -> list[dict]:
     from harness.core.formats import read_jsonl
 
     path = Path(results_dir) / PER_QUERY
-    rows = []
-    for line, obj in read_jsonl(path):
-        for name in PER_QUERY_FIELDS:
-            if name not in obj:
-                raise FormatError(path, line, name, "missing")
-        if not is_finite_number(obj["value"]):
-            raise FormatError(path, line, "value", f"not a finite number: {obj['value']!r}")
-        rows.append(obj)
-    return rows
+    return [dict(check_per_query_row(obj, path, line)) for line, obj in read_jsonl(path)]
 
 
 def load_jsonl_rows(results_dir, name: str) -> list[dict]:

@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from harness.core.tiers import most_restrictive_tier
-from harness.stats.documents import AGREEMENT_KIND, SCHEMA_VERSION
+from harness.claims import AgreementClaim
 
 #: Pearson is flagged when it and Spearman differ by more than this, or one arm moves it this much
 OUTLIER_GAP = 0.2
@@ -294,8 +294,8 @@ def agreement(arms: Sequence[Arm], corpora: Sequence[str], *, measure: str = DEF
     axis_docs = [{"axis": ax, "arms": len(members), **_sign_counts(members, tolerance)}
                  for ax, members in sorted(axes.items())]
     return {
-        "kind": AGREEMENT_KIND,
-        "schema_version": SCHEMA_VERSION,
+        "kind": AgreementClaim.KIND,
+        "schema_version": AgreementClaim.SCHEMA_VERSION,
         "measure": measure,
         "query_class": query_class,
         "corpora": corpora,

@@ -32,7 +32,7 @@ from typing import Callable, Hashable, Mapping
 
 import numpy as np
 
-from harness.stats.documents import GATE_KIND, SCHEMA_VERSION
+from harness.claims import GateClaim
 from harness.stats.intervals import (binary_interval, is_binary_measure, mean_interval_from_sums,
                                      resample_sums)
 from harness.stats.randomization import tests_from_differences
@@ -107,7 +107,7 @@ class GateResult:
 
     def to_dict(self) -> dict:
         return {
-            "kind": GATE_KIND, "schema_version": SCHEMA_VERSION, "policy": self.policy,
+            "kind": GateClaim.KIND, "schema_version": GateClaim.SCHEMA_VERSION, "policy": self.policy,
             "measure": self.measure, "threshold": self.threshold, "corpus": self.corpus,
             "query_class": self.query_class, "verdict": self.verdict, "passed": self.passed,
             "reason": self.reason, "queries_available": self.available,

@@ -32,9 +32,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.core.measures import MEASURES
+from harness.core.measures import FILE_PREFIX, MEASURES
 from harness.claims.metrics import run_id
-from harness.stats.documents import INTERVALS_KIND, SCHEMA_VERSION
+from harness.claims import IntervalsClaim
 from harness.stats.perquery import PerQueryIndex
 from harness.stats.seeding import STREAM_RULE, check_seed, derive_rng
 
@@ -298,11 +298,6 @@ def binary_interval(values: Sequence[float], confidence: float = 0.95, what: str
     return Interval(estimate, lo, hi, CLOPPER_PEARSON, confidence, n, None, None, False)
 
 
-#: prefix of the file-level measures a chunk-granularity run adds (``file:Success@1``);
-#: :data:`harness.retrieval.bench.levels.FILE_PREFIX` names the same string
-FILE_PREFIX = "file:"
-
-
 def is_binary_measure(measure: str) -> bool:
     """True when the measure's per-query value is 0 or 1 (``Measure.binary_valued``).
 
@@ -375,8 +370,8 @@ def row_intervals(metrics_doc: Mapping, per_query_rows: Iterable[Mapping], *, se
                              **iv.to_dict()})
     out_rows.sort(key=lambda r: (r["corpus"], r["query_class"], r["measure"]))
     return {
-        "kind": INTERVALS_KIND,
-        "schema_version": SCHEMA_VERSION,
+        "kind": IntervalsClaim.KIND,
+        "schema_version": IntervalsClaim.SCHEMA_VERSION,
         "run_id": run_id(metrics_doc),
         "control_name": metrics_doc.get("control_name"),
         "confidence": confidence,

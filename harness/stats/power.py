@@ -36,7 +36,7 @@ from statistics import NormalDist
 from typing import Sequence
 
 from harness.core.canonical import Unrounded
-from harness.stats.documents import POWER_KIND, SCHEMA_VERSION
+from harness.claims import PowerClaim
 from harness.stats.intervals import clopper_pearson
 from harness.stats.randomization import minimum_discordant, p_floor
 
@@ -137,8 +137,8 @@ def power_report(n: int, *, measure: str | None = None, sd: float | None = None,
     k_min = minimum_discordant(alpha, family_size)  # validates family_size
     holm_floor = min(1.0, family_size * p_floor(n))
     doc = {
-        "kind": POWER_KIND,
-        "schema_version": SCHEMA_VERSION,
+        "kind": PowerClaim.KIND,
+        "schema_version": PowerClaim.SCHEMA_VERSION,
         "n": n,
         "measure": measure,
         "alpha": alpha,
@@ -249,8 +249,8 @@ def audit(n: int, values: Sequence, baseline=None, *, alpha: float = 0.05,
             })
     k_min = minimum_discordant(alpha)
     return {
-        "kind": POWER_KIND,
-        "schema_version": SCHEMA_VERSION,
+        "kind": PowerClaim.KIND,
+        "schema_version": PowerClaim.SCHEMA_VERSION,
         "audit": True,
         "n": n,
         "alpha": alpha,

@@ -56,9 +56,12 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from harness.claims.comparisons import (holm, holm_floors,
+                                       verdict)
+
 from harness.core.tiers import most_restrictive_tier
 from harness.claims.metrics import comparability_notes
-from harness.stats.documents import COMPARISONS_KIND, SCHEMA_VERSION
+from harness.claims import ComparisonsClaim
 from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
                                      resample_sums)
 from harness.stats.perquery import PerQueryIndex
@@ -76,7 +79,6 @@ DECIMALS = 10
 #: float64 holds every integer below 2^53 exactly, whatever order a sum is taken in
 EXACT_INTEGER_LIMIT = 2.0 ** 53
 
-VERDICTS = ("significant", "not significant", "cannot be significant")
 TEST_NAME = "paired randomization test (sign flips over per-query differences; Smucker et al. 2007)"
 CORRECTION = "holm across the arms compared on one measure in one corpus x class slice"
 
@@ -242,81 +244,6 @@ def paired_randomization_test(control: Sequence[float], candidate: Sequence[floa
                         rng=derive_rng(seed, "randomization"), exact_max=exact_max)[0]
 
 
-def holm(pvalues: Iterable[float]) -> list[float]:
-    """Holm-adjusted p-values, in the input order (R's ``p.adjust(p, "holm")``)."""
-    p = np.asarray(list(pvalues), dtype=np.float64)
-    if p.size and (np.any(p < 0) or np.any(p > 1) or not np.all(np.isfinite(p))):
-        raise ValueError(f"p-values must lie in [0, 1], got {p.tolist()}")
-    m = p.size
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(np.argsort(p, kind="stable")):
-        running = max(running, (m - rank) * p[i])
-        adjusted[i] = min(1.0, running)
-    return adjusted.tolist()
-
-
-def holm_floors(floors: Sequence[float]) -> list[float]:
-    """The smallest Holm-adjusted p each member of a family could attain, in input order.
-
-    ``floors`` are the members' raw floors (the smallest p each test allows).  Member j
-    ranked r-th, behind the r-1 other members with the lowest floors ``g_1 <= ... <=
-    g_{r-1}`` (each at its floor), has raw p at least ``q_r = max(f_j, g_{r-1})`` and Holm
-    p ``max((m - r + 1) q_r, max_{i<r} (m - i + 1) g_i)``; its Holm floor is the least of
-    these over r (capped at 1).  Every other arrangement only raises some term.  A family
-    of one keeps its raw floor; m members sharing floor f get ``m f``.
-    """
-    f = [float(x) for x in floors]
-    for x in f:
-        if not 0.0 <= x <= 1.0:
-            raise ValueError(f"p floors must lie in [0, 1], got {f}")
-    m = len(f)
-    out = []
-    for j, own in enumerate(f):
-        others = sorted(f[:j] + f[j + 1:])
-        best, ahead = 1.0, 0.0
-        for r in range(1, m + 1):
-            q = own if r == 1 else max(own, others[r - 2])
-            best = min(best, max(ahead, (m - r + 1) * q))
-            if r < m:
-                ahead = max(ahead, (m - r + 1) * others[r - 1])
-        out.append(min(1.0, best))
-    return out
-
-
-def verdict(p_adjusted: float, floor: float, alpha: float) -> str:
-    """``cannot be significant`` (``floor > alpha``), ``significant`` or ``not significant``.
-
-    ``floor`` is the smallest value ``p_adjusted`` could take: the Holm floor
-    (:func:`holm_floors`) for a Holm-adjusted p; for a family of one it is the raw floor.
-    """
-    if floor > alpha:
-        return "cannot be significant"
-    return "significant" if p_adjusted <= alpha else "not significant"
-
-
-def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
-    """What each ``comparisons.json`` row's family says its Holm numbers must be.
-
-    Rows are grouped into families by ``(corpus, query_class, measure)``; within one,
-    ``p_holm`` is :func:`holm` of the members' raw ``p``, ``p_holm_floor`` is
-    :func:`holm_floors` of their ``p_floor``, ``family_size`` their count, and ``verdict``
-    follows from those (:func:`verdict`).  Returns one dict per row, in row order, for a
-    reader (the warehouse) to compare with what the row claims.
-    """
-    groups: dict[tuple, list[int]] = {}
-    for i, row in enumerate(rows):
-        groups.setdefault((row["corpus"], row["query_class"], row["measure"]), []).append(i)
-    out: list[dict] = [{} for _ in rows]
-    for members in groups.values():
-        adjusted = holm([float(rows[i]["p"]) for i in members])
-        floors = holm_floors([float(rows[i]["p_floor"]) for i in members])
-        for i, p_adj, floor in zip(members, adjusted, floors):
-            out[i] = {"p_holm": p_adj, "p_holm_floor": floor, "family_size": len(members),
-                      "verdict": verdict(p_adj, floor, alpha)}
-    return out
-
-
 # --------------------------------------------------------------------------- comparisons.json
 
 
@@ -464,8 +391,8 @@ def compare_runs(control: RunValues, arms: Sequence[RunValues],
                 })
     rows.sort(key=lambda r: (r["corpus"], r["query_class"], r["measure"], r["arm"]))
     return {
-        "kind": COMPARISONS_KIND,
-        "schema_version": SCHEMA_VERSION,
+        "kind": ComparisonsClaim.KIND,
+        "schema_version": ComparisonsClaim.SCHEMA_VERSION,
         "control": {"name": control.name, "run_id": control.run_id},
         "arms": [{"name": a.name, "run_id": a.run_id} for a in arms],
         "family_size": len(arms),

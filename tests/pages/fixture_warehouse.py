@@ -29,16 +29,20 @@ from pathlib import Path
 from harness.certificates.build import build_coverage_certificate
 from harness.evaluation.runs import load_pool
 from harness.certificates.data import calibration_row, calibration_text
-from harness.certificates.documents import with_id
-from harness.certificates.documents import write_document as write_certificate
+from harness.claims import write_claim as write_certificate
+from harness.claims.certificate import with_id
 from harness.certificates.ppi import ppi_document, ppi_mean
 from harness.evaluation.manifests import arms_from_manifest
 from harness.stats.agreement import agreement
-from harness.stats.documents import INTERVALS_JSON, write_document
+from harness.claims import write_claim as write_document
+from harness.claims.intervals import IntervalsClaim
 from harness.stats.intervals import row_intervals
 from harness.evaluation.results import load_metrics, load_per_query
 from harness.evaluation.runs import compare_runs
 from tests.warehouse.builders import build_results
+
+
+INTERVALS_JSON = IntervalsClaim.RESULTS_FILE
 
 CORPORA = {"pub": ("A", "MIT"), "alt": ("A", "CC0-1.0"), "secretcorpus": ("B", "CC-BY-NC-4.0")}
 QUERIES = {"pub": 6, "alt": 6, "secretcorpus": 4}
@@ -107,7 +111,7 @@ def write_run(out: Path, name: str, values: dict, *, minutes: int, retrieval: di
         index={"embedding_models": ["fixture-model"], "embedding_verdict": "uniform",
                "embedding_dimension": 8, "configured_embedding_model": "fixture-model"},
         corpus_fields={c: {"sha256": f"{i + 1}" * 64, "files": 3, "chunks": 12,
-                           "evidence": f"{c}: licence file in the archive (test fixture)"}
+                           "evidence": f"licence {CORPORA[c][1]} declared for {c} (test fixture)"}
                        for i, c in enumerate(corpora)},
         runinfo_fields={"command": "fixture",
                         "created_at": (START + timedelta(minutes=minutes)).isoformat()})

@@ -304,7 +304,7 @@ def test_answers_json_beside_metrics_json_is_stored_with_its_run(db, tmp_path):
                                 "AS a JOIN runs AS r USING (run_id)")
         stored_by = conn.query_one("SELECT stored_by FROM run_files WHERE name = 'answers.json'")
     assert linked == [(report.run_id, True)]
-    assert stored_by == ("warehouse.documents.answers_file",)
+    assert stored_by == ("claim kind answers",)
     assert _row(queries.answer_table("publishable", db_path=db), "pub").em == pytest.approx(1 / 4)
     before = _counts(db)
     assert not ingest_results(tmp_path / "r", db).inserted

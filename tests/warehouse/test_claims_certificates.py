@@ -12,7 +12,7 @@ import pytest
 
 from harness.core.canonical import canonical_json
 from harness.certificates.data import calibration_row
-from harness.certificates.documents import with_id
+from harness.claims.certificate import with_id
 from harness.certificates.ppi import ppi_document, ppi_mean
 from tests.warehouse.certificate_builders import (N_QUERIES, SCORES, calibrated_run, certificate)
 from warehouse import connect, ingest_document, ingest_results, queries

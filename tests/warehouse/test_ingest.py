@@ -160,7 +160,7 @@ MALFORMED = {
                     lambda d: d["rows"][0]["metrics"].__setitem__("MRR", math.nan),
                     ["metrics.json", "rows[0].metrics.MRR", "finite"]),
     "unknown tier": ("metrics.json", lambda d: d["corpora"][0].__setitem__("tier", "Z"),
-                     ["metrics.json", "corpora[0].tier", "unknown tier"]),
+                     ["metrics.json", "corpora[0].tier", "unknown licence tier"]),
     "row without class": ("metrics.json", lambda d: d["rows"][0].__setitem__("query_class", None),
                           ["metrics.json", "rows[0].query_class"]),
     "per_query line missing a field": ("per_query.jsonl", _drop_measure,
@@ -178,7 +178,7 @@ MALFORMED = {
     "per_query value not the claim": ("per_query.jsonl", lambda r: _set(r, 0, value=0.9),
                                       ["per_query.jsonl", "value", "average"]),
     "per_query query missing": ("per_query.jsonl", lambda r: _dumps_lines(r[:-2]),
-                                ["per_query.jsonl", "query_id", "n=3"]),
+                                ["metrics.json", "rows[", "per_query.jsonl holds", "but the row says n="]),
     "runinfo from another claim": ("runinfo.json", lambda d: d.__setitem__("run_id", "0" * 64),
                                    ["runinfo.json", "run_id", "changed after"]),
     "latency sample negative": ("runinfo.json",
@@ -258,12 +258,15 @@ def test_fast_and_exact_per_query_readers_agree(tmp_path):
     assert _fast_per_query(simple_run(tmp_path / "u") / "per_query.jsonl") is None
 
 
-def test_blank_lines_are_tolerated_and_counted_in_line_numbers(tmp_path, db):
+def test_blank_lines_count_in_line_numbers_and_any_edit_breaks_the_pin(tmp_path, db):
     out = simple_run(tmp_path / "r", classed=True)
     path = out / "per_query.jsonl"
     lines = path.read_text().splitlines()
     path.write_text(lines[0] + "\n\n" + "\n".join(lines[1:]) + "\n")
-    assert ingest_results(out, db).inserted
+    # the claim pins the bytes it summarises: even a blank line is a change after writing
+    with pytest.raises(IngestRefused, match=r"metrics.json: field 'files.per_query.jsonl'.*"
+                                            r"changed after the claim was written"):
+        ingest_results(out, db)
     bad = simple_run(tmp_path / "b", classed=True, offset=0.2)
     lines = [json.loads(line) for line in (bad / "per_query.jsonl").read_text().splitlines()]
     lines[1]["tier"] = "B"

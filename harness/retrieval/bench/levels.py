@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Mapping, Sequence
 
+from harness.core.measures import FILE_PREFIX
 from harness.evaluation.scoring import ScoreResult, score
 
-FILE_PREFIX = "file:"
 FILE_MEASURES: tuple[str, ...] = ("Success@1", "Success@5", "R@10", "MRR")
 
 

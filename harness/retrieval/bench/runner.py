@@ -43,8 +43,8 @@ from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.claims.metrics import SCHEMA_VERSION
-from harness.evaluation.results import write_results
+from harness.claims.metrics import MetricsClaim
+from harness.evaluation.results import load_metrics, write_results
 from harness.evaluation.scoring import metric_engine_block, score
 
 log = logging.getLogger(__name__)
@@ -216,7 +216,7 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
     out = write_results(cfg.out, metrics, metrics_md=files.pop("metrics.md"),
                         per_query=files.pop("per_query"), rankings=files.pop("rankings"),
                         runinfo=runinfo, extra_files=files)
-    return BenchOutcome(out, metrics, runinfo)
+    return BenchOutcome(out, load_metrics(out), runinfo)
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -349,16 +349,15 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "embedded_text": (f"{HEADER_TEMPLATE}\n\n{{chunk text}}" if cfg.embed_header
                           else "{chunk text}") if encoder is not None else None,
     }
-    metrics = {
-        "schema_version": SCHEMA_VERSION,
-        "control_name": cfg.name(),
-        "corpora": [p.source_block() for p in sorted(prepared, key=lambda p: p.name)],
-        "index": index,
-        "retrieval": cfg.retrieval_block(backend_block,
-                                         reranker.describe() if reranker is not None else None),
-        "metric_engine": engine,
-        "relevance_policy": _policy_block(cfg, policy),
-        "judgements": {
+    metrics = MetricsClaim(
+        control_name=cfg.name(),
+        corpora=[p.source_block() for p in sorted(prepared, key=lambda p: p.name)],
+        index=index,
+        retrieval=cfg.retrieval_block(backend_block,
+                                      reranker.describe() if reranker is not None else None),
+        metric_engine=engine,
+        relevance_policy=_policy_block(cfg, policy),
+        judgements={
             "queries_in_qrels": len(qrels),
             "queries_scored": result.n,
             "queries_dropped_unjudgeable": len(result.queries_dropped_unjudgeable),
@@ -367,9 +366,9 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
             "relevant_documents": result.relevant_documents,
             "answer_scored_queries_excluded": sum(p.answer_queries for p in prepared),
         },
-        "rows": rows,
-    }
-    md = _markdown(cfg, metrics, rows, list(result.measures))
+        rows=rows,
+    )
+    md = _markdown(cfg, metrics.to_dict(), rows, list(result.measures))
     files = {
         "metrics.md": md,
         "per_query": per_query_rows(result, meta, tiers),

@@ -51,7 +51,7 @@ def corpus_block(corpus, aggregation_queries: int) -> dict:
     """A corpus's provenance as listed in answers.json (like metrics.json's ``corpora[]``)."""
     src = corpus.source
     return {"name": src.name, "version": src.version, "licence": src.licence, "tier": src.tier,
-            "sha256": src.sha256, "evidence": src.evidence,
+            "sha256": src.sha256, "evidence": src.evidence, "registry_source": src.registry_source,
             "files": len(corpus.files) or len(corpus.documents), "turns": len(corpus.turns),
             "aggregation_queries": aggregation_queries}
 

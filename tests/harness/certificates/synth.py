@@ -45,7 +45,8 @@ def metrics_doc(n, *, corpus="synth", version="v1", sha="ab" * 32, tier="A",
     return {
         "schema_version": 1, "control_name": "synthetic",
         "corpora": [{"name": corpus, "version": version, "licence": "CC0-1.0", "tier": tier,
-                     "sha256": sha, "files": 1, "chunks": 20}],
+                     "sha256": sha, "files": 1, "chunks": 20,
+                     "evidence": "licence CC0-1.0 declared (test fixture)"}],
         "index": {"embedding_models": list(models), "embedding_verdict": "uniform",
                   "embedding_dimension": 384, "configured_embedding_model": models[0]},
         "retrieval": retrieval,
@@ -66,5 +67,8 @@ def make_run(out, *, n=400, seed=1, corpus="synth", stage="rerank", tier="A", **
                             scores=scores[i].tolist(), relevant=relevant[i].tolist())
             for i in range(n)]
     metrics = metrics_doc(n, corpus=corpus, tier=tier, **metric_kwargs)
-    return write_results(out, metrics, metrics_md="synthetic\n",
+    per_query = [{"corpus": corpus, "tier": tier, "query_class": ("lookup", "summary")[i % 2],
+                  "query_id": f"q{i:04d}", "measure": "ndcg_cut_10", "value": 0.5,
+                  "answered": True} for i in range(n)]
+    return write_results(out, metrics, metrics_md="synthetic\n", per_query=per_query,
                          extra_files={"calibration.jsonl": calibration_text(rows)})

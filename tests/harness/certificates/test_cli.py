@@ -6,12 +6,25 @@ import json
 
 import pytest
 
-from harness.certificates.documents import load_certificate, load_document, validate_document
+from harness.claims import CertificateClaim, claim_from_dict, read_claim
 from harness.certificates.serving import set_size
 from harness.cli import main
 from harness.core.formats import FormatError
 
 from .synth import make_run
+
+
+
+def load_certificate(path) -> dict:
+    return read_claim(path, CertificateClaim).to_dict()
+
+
+def load_document(path) -> dict:
+    return read_claim(path).to_dict()
+
+
+def validate_document(doc, source="<document>"):
+    return claim_from_dict(doc, source).to_dict()
 
 
 @pytest.fixture(scope="module")

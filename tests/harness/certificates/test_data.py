@@ -96,8 +96,14 @@ def test_writer_refuses_nothing_and_duplicates(tmp_path):
         calibration_text([row(), row()])
 
 
+def _per_query(metrics):
+    row = metrics["rows"][0]
+    return [{"corpus": row["corpus"], "tier": row["tier"], "query_class": None,
+             "query_id": "q0000", "measure": "ndcg_cut_10", "value": 0.5, "answered": True}]
+
+
 def _run_with(tmp_path, metrics, rows):
-    return write_results(tmp_path / "run", metrics, metrics_md="x\n",
+    return write_results(tmp_path / "run", metrics, metrics_md="x\n", per_query=_per_query(metrics),
                          extra_files={"calibration.jsonl": calibration_text(rows)})
 
 
@@ -117,7 +123,8 @@ def test_run_rows_must_agree_with_metrics_json(tmp_path):
 
 
 def test_run_without_calibration_file_is_refused(tmp_path):
-    out = write_results(tmp_path / "run", metrics_doc(1), metrics_md="x\n")
+    out = write_results(tmp_path / "run", metrics_doc(1), metrics_md="x\n",
+                        per_query=_per_query(metrics_doc(1)))
     with pytest.raises(FormatError, match="no calibration data"):
         load_calibration_run(out)
 

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from harness.certificates import documents
+from harness.claims import certificate as documents
 from harness.certificates.build import exact_interval
-from harness.certificates.documents import validate_document, with_id, write_document
+from harness.claims import claim_from_dict, write_claim as write_document
+from harness.claims.certificate import with_id
 from harness.core.formats import FormatError
+
+
+
+def validate_document(doc, source="<document>"):
+    return claim_from_dict(doc, source).to_dict()
 
 
 def coverage_doc(**overrides):
     doc = {"kind": "certificate", "schema_version": 1, "type": "coverage", "status": "valid",
            "reason": "r", "method": "m", "alpha": 0.1, "k_max": 50, "temperature": 0.5,
            "threshold": 0.9, "tuning": {}, "calibration": {}, "fixed_k": {}, "heldout": {},
-           "seed": 0, "splits": {}, "fingerprint": {}, "tier": "A", "sources": []}
+           "seed": 0, "splits": {}, "fingerprint": {"corpora": []}, "tier": "A", "sources": []}
     doc.update(overrides)
     return with_id(doc)
 

@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 
 from harness.evaluation.runs import load_pool
-from harness.certificates.documents import load_certificate
+from harness.claims import CertificateClaim, read_claim
 from harness.cli import main
 from harness.evaluation.results import load_metrics
 
@@ -29,7 +29,7 @@ def test_file_level_bm25_certificate_on_qmsum(qmsum_val, tmp_path, capsys):
                      str(tmp_path / name)]) == 0
         outs.append((tmp_path / name).read_bytes())
     assert outs[0] == outs[1]
-    cert = load_certificate(tmp_path / "a.json")
+    cert = read_claim(tmp_path / "a.json", CertificateClaim).to_dict()
     assert cert["splits"]["tune"] + cert["splits"]["calibrate"] + cert["splits"]["heldout"] \
         == len(pool.rows)
     # file-level BM25 finds a relevant meeting in its list for over 90% of queries, so a

@@ -75,7 +75,8 @@ def test_the_readme_example_is_tier_a_by_its_licence(repo_root, tmp_path):
 
 
 def _claim(licence, tier):
-    return {"schema_version": 1, "control_name": "x", "index": None, "retrieval": {},
+    return {"schema_version": 2, "files": {"per_query.jsonl": "0" * 64},
+            "control_name": "x", "index": None, "retrieval": {},
             "metric_engine": {"name": "e", "version": "1"}, "relevance_policy": {},
             "corpora": [{"name": "c", "version": None, "licence": licence, "tier": tier,
                          "sha256": None, "files": None, "chunks": None}],

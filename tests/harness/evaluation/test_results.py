@@ -17,16 +17,20 @@ from harness.claims.metrics import METRICS_JSON, run_id, validate_metrics
 from harness.evaluation.results import load_metrics, load_per_query, recover_stale, write_results
 
 
+PIN = "0" * 64
+
+
 def metrics(value: float = 0.5) -> dict:
+    """A claim as a writer hands it over (no pins, no schema version: the writer adds both)."""
     return {
-        "schema_version": 1,
         "control_name": "ctl",
         "corpora": [
-            {"name": "a", "version": "1", "licence": "MIT", "tier": "A", "sha256": "x", "files": 1, "chunks": 2},
+            {"name": "a", "version": "1", "licence": "MIT", "tier": "A", "sha256": "x", "files": 1,
+             "chunks": 2, "evidence": "licence MIT declared (test)"},
             {"name": "b", "version": "1", "licence": "unknown", "tier": "B", "sha256": "y", "files": 1, "chunks": 2},
         ],
         "index": None,
-        "retrieval": None,
+        "retrieval": {},
         "metric_engine": {"name": "pytrec_eval_terrier", "version": "0.5.10"},
         "relevance_policy": {"binary": False},
         "rows": [
@@ -36,6 +40,16 @@ def metrics(value: float = 0.5) -> dict:
              "queries_unanswered": 1, "queries_dropped_unjudgeable": 0},
         ],
     }
+
+
+def written(value: float = 0.5) -> dict:
+    """The claim as it is on disk: schema version 2 and the pin of its per_query.jsonl."""
+    from harness.core.canonical import canonical_line, sha256_text
+
+    row = {"corpus": "a", "tier": "A", "query_class": None, "query_id": "q", "measure": "MRR",
+           "value": value}
+    return {**metrics(value), "schema_version": 2,
+            "files": {"per_query.jsonl": sha256_text(canonical_line(row) + "\n")}}
 
 
 def write(out, value=0.5, **kwargs):
@@ -51,10 +65,10 @@ def listing(path: Path) -> dict[str, bytes]:
 def test_write_and_read_back(tmp_path):
     out = write(tmp_path / "run", runinfo={"elapsed_seconds": 1.5})
     assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "metrics.md", "per_query.jsonl", "runinfo.json"]
-    assert load_metrics(out) == metrics()
+    assert load_metrics(out) == written()  # the pin is the sha256 of the file's own bytes
     assert load_per_query(out)[0]["value"] == 0.5
     info = json.loads((out / "runinfo.json").read_text())
-    assert info["run_id"] == run_id(metrics()) and info["elapsed_seconds"] == 1.5 and "host" in info
+    assert info["run_id"] == run_id(written()) and info["elapsed_seconds"] == 1.5 and "host" in info
     assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no staging left behind
 
 
@@ -146,7 +160,7 @@ def test_reserved_extra_file_names_are_refused(tmp_path):
 
 
 def broken(edit) -> dict:
-    doc = copy.deepcopy(metrics())
+    doc = copy.deepcopy({**metrics(), "schema_version": 2, "files": {"per_query.jsonl": PIN}})
     edit(doc)
     return doc
 
@@ -154,16 +168,21 @@ def broken(edit) -> dict:
 @pytest.mark.parametrize("edit, field, words", [
     (lambda d: d.pop("metric_engine"), "metric_engine", "missing"),
     (lambda d: d.pop("rows"), "rows", "missing"),
-    (lambda d: d.update(schema_version=2), "schema_version", "unsupported"),
+    (lambda d: d.update(schema_version=3), "schema_version", "unsupported"),
+    (lambda d: d.update(schema_version=1), "schema_version", "did not pin"),
+    (lambda d: d.pop("files"), "files", "missing"),
+    (lambda d: d["files"].pop("per_query.jsonl"), "files.per_query.jsonl", "missing"),
+    (lambda d: d["files"].update({"per_query.jsonl": "x"}), "files.per_query.jsonl", "sha256"),
+    (lambda d: d["files"].update({"notes.txt": PIN}), "files.notes.txt", "not a file the claim pins"),
     (lambda d: d["corpora"][0].pop("sha256"), "corpora[0].sha256", "missing"),
-    (lambda d: d["corpora"][1].update(tier="D"), "corpora[1].tier", "unknown tier 'D'"),
+    (lambda d: d["corpora"][1].update(tier="D"), "corpora[1].tier", "unknown licence tier 'D'"),
     (lambda d: d["corpora"][1].update(name="a"), "corpora[1].name", "listed twice"),
     (lambda d: d["corpora"][1].update(name="x+y"), "corpora[1].name", "without '+'"),
     (lambda d: d["rows"][0].pop("queries_unanswered"), "rows[0].queries_unanswered", "missing"),
     (lambda d: d["rows"][0]["metrics"].update(MRR=math.nan), "rows[0].metrics.MRR", "not a finite number"),
     (lambda d: d["rows"][0]["metrics"].update(MRR=math.inf), "rows[0].metrics.MRR", "not a finite number"),
     (lambda d: d["rows"][0]["metrics"].update(MRR="0.5"), "rows[0].metrics.MRR", "not a finite number"),
-    (lambda d: d["rows"][0].update(tier="Z"), "rows[0].tier", "unknown tier 'Z'"),
+    (lambda d: d["rows"][0].update(tier="Z"), "rows[0].tier", "unknown licence tier 'Z'"),
     (lambda d: d["rows"][0].update(tier="B"), "rows[0].tier", "expected A"),
     (lambda d: d["rows"][1].update(tier="A"), "rows[1].tier", "expected B, the most restrictive tier of ['a', 'b']"),
     (lambda d: d["rows"][0].update(corpus="zz"), "rows[0].corpus", "not listed in corpora"),

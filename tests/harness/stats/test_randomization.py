@@ -12,10 +12,10 @@ import pytest
 from harness.cli import main
 from harness.core.canonical import canonical_json
 from harness.evaluation.runs import compare_runs
-from harness.stats.randomization import (exact_p, family_expectations, holm, holm_floors,
-                                         minimum_discordant, monte_carlo_p, p_floor,
+from harness.claims.comparisons import family_expectations, holm, holm_floors, verdict
+from harness.stats.randomization import (exact_p, minimum_discordant, monte_carlo_p, p_floor,
                                          paired_randomization_test, paired_tests,
-                                         provenance_differences, verdict)
+                                         provenance_differences)
 from tests.harness.stats.builders import make_results
 
 

@@ -1,10 +1,10 @@
-"""A stored certificate's live status from what the warehouse holds (no files, no pages).
+"""A stored certificate's live status from what the warehouse holds (no files).
 
 ``harness.certificates.status`` decides valid / degenerate / expired / alarm; this module
 feeds it the fingerprint of the current run (its stored metrics.json) and the bad events
 of that run's calibration records as stored (migration 006 keeps their candidate scores),
 in the order the run wrote them: by (corpus, query_id).  The caller picks the current run
-and its records within one view (:func:`warehouse.queries.certificate_statuses`), so a
+and its records within one view (:func:`warehouse.queries.certificate_monitoring`), so a
 publishable status is computed from tier-A runs only.
 """
 
@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import json
 from typing import Mapping
+
+from harness.certificates.data import CalibrationRow
+from harness.certificates.fingerprint import fingerprint_from_metrics
+from harness.certificates.status import bad_events, status
 
 NO_RUN = "monitor not replayed: no run of this arm is stored (in this view)"
 NOT_CERTIFIED = "monitor not run: nothing usable was certified"
@@ -34,7 +38,6 @@ def _missing(value) -> bool:
 def calibration_rows(frame) -> list | None:
     """``CalibrationRow``s from stored calibration records (a DataFrame with scores,
     relevant, first_relevant_rank ...), or None when any record lacks its scores."""
-    from harness.certificates.data import CalibrationRow
 
     rows = []
     for r in frame.itertuples(index=False):
@@ -51,9 +54,6 @@ def calibration_rows(frame) -> list | None:
 def live_status(row: Mapping, calibration=None) -> dict:
     """``{state, why, monitor, changes}`` of one :func:`warehouse.queries.certificates` row;
     ``calibration``: the stored calibration records of its current run (or None)."""
-    from harness.certificates.fingerprint import fingerprint_from_metrics
-    from harness.certificates.status import bad_events, status
-
     doc = json.loads(row["document"])
     metrics = row.get("current_metrics")
     current = None if _missing(metrics) else fingerprint_from_metrics(json.loads(metrics))
@@ -73,3 +73,18 @@ def live_status(row: Mapping, calibration=None) -> dict:
     result = status(doc, current, outcomes=outcomes)
     return {"state": result.state, "why": result.reason, "monitor": note,
             "changes": [c._asdict() for c in result.changes]}
+
+
+def certificate_statuses(certs, calibration):
+    """``certs`` (``warehouse.queries.certificate_monitoring``) with each one's live status:
+    ``state`` (valid / degenerate / expired / alarm), ``why``, ``monitor`` (what the monitor
+    was replayed on, or why not) and ``changes`` (fingerprint differences, a list of dicts).
+    Expiry is judged against the newest run of the same arm visible in the view; the
+    monitor is replayed on that run's calibration scores as the warehouse stored them."""
+    by_run = {rid: part for rid, part in calibration.groupby("run_id", sort=True)}
+    statuses = [live_status(row, by_run.get(row["current_run_id"]))
+                for _, row in certs.iterrows()]
+    certs = certs.copy()
+    for name in ("state", "why", "monitor", "changes"):
+        certs[name] = [s[name] for s in statuses]
+    return certs

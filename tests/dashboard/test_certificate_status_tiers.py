@@ -2,7 +2,7 @@
 
 The Certificates page used to judge a certificate against the newest run of the same arm of
 *any* tier and replay the monitor from that run's calibration.jsonl on disk, so in the
-publishable view the "why" could name a tier-B corpus.  Now ``certificate_statuses(view)``
+publishable view the "why" could name a tier-B corpus.  Now ``dashboard.certificate_status.certificate_statuses``
 picks the newest run visible in the view and replays the monitor on the calibration scores
 the warehouse stored (migration 006).
 """
@@ -21,7 +21,7 @@ from tests.warehouse.builders import build_results
 from tests.warehouse.certificate_builders import (N_QUERIES, SCORES, calibrated_run,
                                                   certificate, first_relevant)
 from warehouse import connect, ingest_document, ingest_results, queries
-from warehouse.certificate_status import NO_SCORES
+from dashboard.certificate_status import NO_SCORES, certificate_statuses
 
 RETRIEVAL = {"backend": "embedded", "mode": "bm25", "stage": "retrieve"}
 
@@ -58,11 +58,11 @@ def arm(tmp_path):
 
 def test_the_publishable_status_is_judged_against_a_publishable_run_only(arm):
     db, doc, _, first_id, second_id = arm
-    internal = queries.certificate_statuses("internal", db_path=db).iloc[0]
+    internal = certificate_statuses(*queries.certificate_monitoring("internal", db_path=db)).iloc[0]
     assert internal.current_run_id == second_id
     assert internal.state == "expired" and "secret" in internal.why  # a corpus was added
     assert [c["kind"] for c in internal.changes] == ["corpus_added"]
-    public = queries.certificate_statuses("publishable", db_path=db).iloc[0]
+    public = certificate_statuses(*queries.certificate_monitoring("publishable", db_path=db)).iloc[0]
     assert public.current_run_id == first_id  # the newest run the publishable view holds
     assert public.state == "valid" and "secret" not in public.why
     assert "secret" not in public.monitor
@@ -78,7 +78,7 @@ def test_the_monitor_is_replayed_from_the_warehouse_not_from_disk(arm):
     expected = status(doc, fingerprint_from_metrics(load_metrics(first)),
                       outcomes=bad_events(doc, rows))
     shutil.rmtree(first)  # the results directory is gone; the warehouse still knows
-    public = queries.certificate_statuses("publishable", db_path=db).iloc[0]
+    public = certificate_statuses(*queries.certificate_monitoring("publishable", db_path=db)).iloc[0]
     assert (public.state, public.why) == (expected.state, expected.reason)
     assert public.monitor == f"monitor replayed on {len(rows)} queries of the current run"
 
@@ -87,7 +87,7 @@ def test_calibration_stored_before_migration_006_is_not_replayed(arm):
     db, _, _, first_id, _ = arm
     with connect(db, read_only=False) as conn:  # what a run ingested before 006 looks like
         conn.execute("UPDATE calibration SET scores = NULL, relevant = NULL")
-    public = queries.certificate_statuses("publishable", db_path=db).iloc[0]
+    public = certificate_statuses(*queries.certificate_monitoring("publishable", db_path=db)).iloc[0]
     assert public.monitor == NO_SCORES
     assert public.state == "valid" and "monitor" not in public.why
 

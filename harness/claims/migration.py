@@ -1,0 +1,169 @@
+"""The migration claim (``migration.json``, ``harness migrate``): an embedding-model
+migration decision from adapted recall retention at T0 (text-level) and T1 (judged queries),
+with intervals, against the real alternative (docs/migration.md).  One row per evaluation
+tier (T0, T1) in ``migration_decisions``.
+
+The decisions a report may reach and the thresholds it records are defined here; the study
+that reaches them is :mod:`harness.studies.embedding_migration`.  The corpus's tier is
+recomputed from its licence (:func:`harness.claims.metrics.check_corpus_licence`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, Mapping
+
+from harness.claims import base as b
+from harness.claims.metrics import check_corpus_licence
+from harness.core.tiers import most_restrictive_tier
+
+KIND = "migration"
+SCHEMA_VERSION = 1
+#: evaluation tiers: T0 text-level retention, T1 judged queries (not licence tiers)
+EVAL_TIERS: tuple[str, ...] = ("T0", "T1")
+#: every decision, from "do nothing" to "re-index everything"
+DECISIONS: tuple[str, ...] = ("no_upgrade_needed", "bridge_sufficient", "bridge_and_migrate",
+                              "caution", "full_reindex")
+QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
+
+COLUMNS = (
+    ("document_id", "string"), ("eval_tier", "string"), ("headline", "bool"),
+    ("old_model", "string"), ("old_label", "string"), ("old_dimension", "int32"),
+    ("new_model", "string"), ("new_label", "string"), ("new_dimension", "int32"),
+    ("situation", "string"), ("n_queries", "int32"), ("index_documents", "int32"),
+    ("k", "int32"), ("oracle_recall", "double"),
+    ("arr", "double"), ("arr_lower", "double"), ("arr_upper", "double"),
+    ("old_retention", "double"), ("old_retention_lower", "double"),
+    ("old_retention_upper", "double"),
+    ("bridge_minus_old", "double"), ("bridge_minus_old_lower", "double"),
+    ("bridge_minus_old_upper", "double"),
+    ("unadapted", "double"), ("unadapted_lower", "double"), ("unadapted_upper", "double"),
+    ("unadapted_reason", "string"),
+    ("gain", "double"), ("gain_lower", "double"), ("gain_upper", "double"),
+    ("adapter", "string"), ("adapter_parameters", "int64"),
+    ("decision", "string"), ("rule", "string"), ("reason", "string"),
+    ("flags", "string_list"), ("straddles", "string_list"),
+    ("confidence", "double"), ("resamples", "int32"), ("seed", "int64"),
+    ("corpus", "string"), ("tier", "string"), ("ingested_at", "timestamp"))
+
+
+
+def _interval(value, source, where, *, nullable=False):
+    if value is None and nullable:
+        return
+    block = b.mapping(value, source, where)
+    for key in ("estimate", "lower", "upper"):
+        b.number(block.get(key), source, f"{where}.{key}")
+    if not b.within(block["estimate"], block["lower"], block["upper"]):
+        b.fail(source, where, f"the estimate {block['estimate']} lies outside its own "
+                              f"interval [{block['lower']}, {block['upper']}]")
+
+
+def _spread(name: str, block: Mapping | None) -> dict:
+    if block is None:
+        return {name: None, f"{name}_lower": None, f"{name}_upper": None}
+    return {name: block["estimate"], f"{name}_lower": block["lower"],
+            f"{name}_upper": block["upper"]}
+
+
+def decision_rows(doc: Mapping, document_id: str, stamp) -> list[dict]:
+    """The table rows of one (canonical) report, T0 before T1."""
+    old, new = doc["models"]["old"], doc["models"]["new"]
+    settings, adapter = doc["settings"], doc["adapter"]
+    out = []
+    for eval_tier in sorted(doc["tiers"]):
+        t = doc["tiers"][eval_tier]
+        d = t["decision"]
+        row = {"document_id": document_id, "eval_tier": eval_tier,
+               "headline": doc["decision"]["tier"] == eval_tier,
+               "old_model": old["model_id"], "old_label": old["label"],
+               "old_dimension": old["dimension"], "new_model": new["model_id"],
+               "new_label": new["label"], "new_dimension": new["dimension"],
+               "situation": doc["pair"].get("situation"), "n_queries": t["n"],
+               "index_documents": t["index_documents"], "k": settings["k"],
+               "oracle_recall": t["recall"]["oracle"],
+               "unadapted_reason": t.get("unadapted_reason"),
+               "adapter": adapter["chosen"], "adapter_parameters": adapter["parameters"],
+               "decision": d["decision"], "rule": d["rule"], "reason": d["reason"],
+               "flags": list(d["flags"]), "straddles": list(d["straddles"]),
+               "confidence": settings["confidence"], "resamples": settings["resamples"],
+               "seed": settings["seed"], "corpus": doc["corpus"], "tier": doc["tier"],
+               "ingested_at": stamp}
+        for name in QUANTITIES:
+            row.update(_spread(name, t.get(name)))
+        out.append(row)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class MigrationClaim(b.Claim):
+    KIND: ClassVar[str] = KIND
+    TABLES: ClassVar[Mapping[str, Any]] = {"migration_decisions": COLUMNS}
+
+    corpus: str
+    tier: str
+    corpora: list
+    models: Mapping
+    tiers: Mapping
+    decision: Mapping
+    thresholds: Mapping
+    kind: str = KIND
+    schema_version: int = SCHEMA_VERSION
+    pair: Any = b.ABSENT
+    settings: Any = b.ABSENT
+    split: Any = b.ABSENT
+    adapter: Any = b.ABSENT
+    caveats: Any = b.ABSENT
+
+    @classmethod
+    def validate(cls, doc, source) -> None:
+        """Kind, schema, corpus and licence tier (never laxer than the licence gives), both
+        models, every evaluation tier's quantities (each estimate inside its interval) and
+        decision, the headline, the thresholds."""
+        b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
+        b.text(doc.get("corpus"), source, "corpus")
+        claimed = b.tier(doc.get("tier"), source)
+        corpora = b.seq(doc.get("corpora"), source, "corpora")
+        if not corpora:
+            b.fail(source, "corpora", "must list the corpus with its provenance")
+        seen = [check_corpus_licence(b.mapping(c, source, f"corpora[{i}]"), source,
+                                     f"corpora[{i}]") for i, c in enumerate(corpora)]
+        if most_restrictive_tier(seen) != claimed:
+            b.fail(source, "tier", f"{claimed!r} is not the most restrictive tier of its "
+                                   f"corpora {sorted(seen)}")
+        models = b.mapping(doc.get("models"), source, "models")
+        for side in ("old", "new"):
+            model = b.mapping(models.get(side), source, f"models.{side}")
+            for key in ("model_id", "weights_sha256", "label"):
+                b.text(model.get(key), source, f"models.{side}.{key}")
+            b.integer(model.get("dimension"), source, f"models.{side}.dimension", lo=1)
+        tiers = b.mapping(doc.get("tiers"), source, "tiers")
+        if not tiers or set(tiers) - set(EVAL_TIERS):
+            b.fail(source, "tiers", f"must hold some of {list(EVAL_TIERS)}, got {sorted(tiers)}")
+        for name, block in sorted(tiers.items()):
+            where = f"tiers.{name}"
+            block = b.mapping(block, source, where)
+            b.integer(block.get("n"), source, f"{where}.n", lo=1)
+            for q in QUANTITIES:
+                _interval(block.get(q), source, f"{where}.{q}",
+                          nullable=q == "unadapted" or (q == "gain" and name == "T0"))
+            if name == "T1" and block.get("gain") is None:
+                b.fail(source, f"{where}.gain", "T1 measures the upgrade gain")
+            decision = b.mapping(block.get("decision"), source, f"{where}.decision")
+            b.choice(decision.get("decision"), DECISIONS, source, f"{where}.decision.decision")
+            for key in ("flags", "straddles"):
+                if not isinstance(decision.get(key), list) or decision[key] != sorted(decision[key]):
+                    b.fail(source, f"{where}.decision.{key}", "must be a sorted list")
+        headline = b.mapping(doc.get("decision"), source, "decision")
+        if headline.get("tier") not in tiers:
+            b.fail(source, "decision.tier", f"{headline.get('tier')!r} is not a measured tier")
+        if headline.get("decision") != tiers[headline["tier"]]["decision"]["decision"]:
+            b.fail(source, "decision.decision", "differs from its tier's decision")
+        thresholds = b.mapping(doc.get("thresholds"), source, "thresholds")
+        if not thresholds:
+            b.fail(source, "thresholds", "must record the thresholds the decision used")
+        for key, value in thresholds.items():
+            b.number(value, source, f"thresholds.{key}")
+
+    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+        return {"migration_decisions": decision_rows(self.to_dict(), document_id, stamp)}
