@@ -196,7 +196,7 @@ def tier_badge(current_view: str, tiers=()) -> None:
 __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_signed", "mark",
            "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
-           "leave_legacy_pages_mode", "CATEGORY_SCHEME", "percentile_colour"]
+           "run_through_app", "CATEGORY_SCHEME", "percentile_colour"]
 
 
 def certificate_statuses(view: str):

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import common, tables
+from harness.core.tiers import most_restrictive_tier
 
 CLASSES = ("all", "lookup")
 FROM_DOCUMENTS, FROM_CONTROL = "stored agreement documents", "a control run picked here"
@@ -104,7 +105,7 @@ def _from_control(view: str, cls: str) -> None:
     st.subheader("Coefficients (computed here, not stored)")
     common.tier_badge(view, arms["tier"])
     row = {**tables.summary_row(summary, family, corpus_a, corpus_b),
-           "tier": max(arms["tier"])}
+           "tier": most_restrictive_tier(arms["tier"])}
     st.dataframe(tables.coefficient_rows(pd.DataFrame([row])), hide_index=True,
                  width="stretch")
     st.caption("Computed by `harness.stats.agreement` from the stored metric rows. To keep "

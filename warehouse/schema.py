@@ -1,7 +1,7 @@
 """Versioned SQL migrations: ``migrations/NNN_name.sql``, applied in order, checksums recorded.
 
 Numbers are pre-assigned (001 core, 002 statistics, 003 certificates, 004 migration
-decisions, 005 answers, 006 shared-index tiers), so a later number may land before an
+decisions, 005 answers, 006 shared-index tiers, 007 tier ranks), so a later number may land before an
 earlier one: every file not yet applied is applied, lowest number first, each in its own
 transaction together with its ``schema_migrations`` row.  A file whose checksum differs
 from the one recorded when it was applied is refused: an applied migration is history, and
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from harness.core.tiers import TIERS, rank
 from warehouse.errors import MigrationEdited, SchemaOutOfDate
 
 log = logging.getLogger(__name__)
@@ -110,7 +111,34 @@ def check(conn, migrations_dir=None) -> int:
         raise SchemaOutOfDate(
             f"{conn.path} is missing migrations {[m.filename for m in pending]}; "
             "run `python -m warehouse migrate`")
+    if "tier_ranks" in _tables(conn) and _stored_ranks(conn) != _ranks():
+        raise SchemaOutOfDate(f"{conn.path}: its tier ranks {_stored_ranks(conn)} are not this "
+                              f"code's {_ranks()}; run `python -m warehouse migrate`")
     return max(done)
+
+
+def _ranks() -> list[tuple[str, int]]:
+    """The tier order as harness.core.tiers defines it."""
+    return [(tier, rank(tier)) for tier in TIERS]
+
+
+def _tables(conn) -> set[str]:
+    return {name for (name,) in conn.query_all(
+        "SELECT table_name FROM information_schema.tables")}
+
+
+def _stored_ranks(conn) -> list[tuple[str, int]]:
+    return [tuple(r) for r in conn.query_all("SELECT tier, rank FROM tier_ranks ORDER BY rank")]
+
+
+def sync_tier_ranks(conn) -> None:
+    """Fill ``tier_ranks`` (migration 007) from :mod:`harness.core.tiers` when it differs."""
+    if "tier_ranks" not in _tables(conn) or _stored_ranks(conn) == _ranks():
+        return
+    with conn.transaction():
+        conn.execute("DELETE FROM tier_ranks")
+        for tier, value in _ranks():
+            conn.execute("INSERT INTO tier_ranks VALUES (?, ?)", [tier, value])
 
 
 def apply_pending(conn, migrations_dir=None) -> list[Migration]:
@@ -125,4 +153,5 @@ def apply_pending(conn, migrations_dir=None) -> list[Migration]:
                          [migration.version, migration.name, migration.checksum,
                           datetime.now(timezone.utc).replace(tzinfo=None)])
         log.info("applied migration %s to %s", migration.filename, conn.path)
+    sync_tier_ranks(conn)
     return pending

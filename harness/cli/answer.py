@@ -9,7 +9,7 @@ import sys
 import time
 
 from harness.studies.answers.answerers import ANSWERERS
-from harness.cli.ingest import add_warehouse_arguments, publish_document
+from harness.cli.ingest import add_warehouse_arguments, ingest_claim_file
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     started = time.perf_counter()
     from harness.studies.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
-    from harness.studies.answers.document import ANSWERS_JSON, ANSWERS_MD
+    from harness.claims.answers import ANSWERS_JSON
+    from harness.studies.answers.document import ANSWERS_MD
     from harness.evaluation.results import write_directory
     from harness.studies.answers.pipeline import run_answers
     from harness.studies.answers.grading import AnswerPolicy
@@ -77,5 +78,5 @@ def run(args) -> int:
                                      ANSWERS_MD: result.markdown}, runinfo)
     print(result.markdown, end="")
     print(f"\nwrote {out}")
-    publish_document(out / ANSWERS_JSON, args)
+    ingest_claim_file(out / ANSWERS_JSON, args)
     return 0

@@ -170,7 +170,7 @@ def run(args) -> int:
     from harness.retrieval.bench.config import from_args
     from harness.retrieval.bench.runner import run_bench
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
-    from harness.cli.ingest import publish
+    from harness.cli.ingest import ingest_run
 
     if args.gate:
         try:
@@ -203,5 +203,5 @@ def run(args) -> int:
 
         print(f"\ncontrol: {control['control_name']}   candidate: {cfg.name()}\n")
         print(compare_table(control, outcome.metrics), end="")
-    publish(outcome.out, args)
+    ingest_run(outcome.out, args)
     return 0

@@ -319,7 +319,7 @@ def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
     """answers.json of each demo answerer over the synthetic corpus (``python -m harness
     answer``, transcript store ``store``), unless its answerer and corpus checksum are
     unchanged.  Returns the documents and the answerers that ran."""
-    from harness.studies.answers.document import ANSWERS_JSON
+    from harness.claims.answers import ANSWERS_JSON
     from harness.core.canonical import canonical_json
     from harness.cli import main
 

@@ -30,7 +30,7 @@ def _ingest(func, target, args, retry_command: str) -> None:
     print(report.message)
 
 
-def publish(results_dir, args) -> None:
+def ingest_run(results_dir, args) -> None:
     """Ingest ``results_dir`` unless ``--no-warehouse`` was given; prints what happened."""
     if getattr(args, "no_warehouse", False):
         return
@@ -39,7 +39,7 @@ def publish(results_dir, args) -> None:
     _ingest(ingest_results, results_dir, args, f"python -m warehouse ingest {results_dir}")
 
 
-def publish_document(path, args) -> None:
+def ingest_claim_file(path, args) -> None:
     """Ingest a standalone claim document (certificate, agreement, ...) unless disabled."""
     if getattr(args, "no_warehouse", False):
         return

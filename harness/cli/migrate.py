@@ -82,7 +82,7 @@ def run(args) -> int:
     from harness.retrieval.embeddings.models import MODELS_DIR, open_encoders, resolve_model
     from harness.studies.embedding_migration.document import summary_lines, write_report
     from harness.studies.embedding_migration.study import StudyOptions, run_study
-    from harness.cli.ingest import publish_document
+    from harness.cli.ingest import ingest_claim_file
     from ingestion import load_corpus
     from ingestion.chunking import chunk_corpus
     from ingestion.judgements import judge
@@ -118,5 +118,5 @@ def run(args) -> int:
     for line in summary_lines(doc):
         print(line)
     print(f"wrote {out}")
-    publish_document(out / "migration.json", args)
+    ingest_claim_file(out / "migration.json", args)
     return 0

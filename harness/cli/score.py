@@ -10,7 +10,7 @@ from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments
 from harness.core.formats import FormatError, read_qrels, read_run, _lines
 from harness.core.measures import DEFAULT_MEASURES, resolve
-from harness.cli.ingest import add_warehouse_arguments, publish
+from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.claims.metrics import MetricsClaim
 from harness.evaluation.results import write_results
@@ -104,5 +104,5 @@ def run(args) -> int:
     )
     print(md, end="")
     print(f"\nwrote {out}")
-    publish(out, args)
+    ingest_run(out, args)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,50 @@ def test_default_path_comes_from_the_environment(monkeypatch, tmp_path):
     assert str(default_path()) == "warehouse.duckdb"
     monkeypatch.setenv("HARNESS_WAREHOUSE", str(tmp_path / "elsewhere.duckdb"))
     assert default_path() == tmp_path / "elsewhere.duckdb"
+
+
+def test_tier_order_in_sql_comes_from_the_ranks_of_the_core(tmp_path):
+    """Migration 007's ``tier_ranks`` holds harness.core.tiers' order, filled on migrate; a
+    warehouse whose ranks disagree is refused; no query orders tiers by string."""
+    import re
+
+    from harness.core.tiers import TIERS, rank
+    from warehouse import connect, migrate
+    from warehouse.errors import SchemaOutOfDate
+
+    db = tmp_path / "w.duckdb"
+    migrate(db)
+    with connect(db, read_only=True) as conn:
+        assert conn.query_all("SELECT tier, rank FROM tier_ranks ORDER BY rank") == [
+            (t, rank(t)) for t in TIERS]
+        assert conn.query_one("SELECT stricter('A', 'B'), stricter('C', 'A'), "
+                              "stricter('A', 'A')") == ("B", "C", "A")
+    with connect(db, read_only=False, check_schema=False) as conn:
+        conn.execute("UPDATE tier_ranks SET rank = 5 WHERE tier = 'A'")
+    with pytest.raises(SchemaOutOfDate, match="tier ranks"):
+        with connect(db, read_only=True):
+            pass
+    migrate(db)  # migrate puts the core's order back
+    with connect(db, read_only=True) as conn:
+        assert conn.query_one("SELECT tier_rank('A')") == (0,)
+    ordering = re.compile(r"\b(max|min|greatest|least)\(\s*[\w.]*tier\b", re.IGNORECASE)
+    root = Path(__file__).resolve().parents[2] / "warehouse"
+    bad = [f"{p.name}:{i}" for p in [*root.glob("*.py"), *root.glob("migrations/*.sql")]
+           for i, line in enumerate(p.read_text().splitlines(), 1) if ordering.search(line)]
+    assert bad == []
+
+
+def test_every_table_a_view_reads_has_its_publishable_relation(tmp_path):
+    """The view names are derived (``<table>_publishable``), never listed: each must exist."""
+    from warehouse import connect, migrate
+    from warehouse.queries import TABLES, relation
+
+    db = tmp_path / "w.duckdb"
+    migrate(db)
+    with connect(db, read_only=True) as conn:
+        present = {name for (name,) in conn.query_all(
+            "SELECT table_name FROM information_schema.tables")}
+    assert {"metric_rows", "answers", "migration_decisions", "calibration", "runs"} <= TABLES
+    assert {relation(v, t) for v in ("publishable", "internal") for t in TABLES} <= present
+    with pytest.raises(ValueError, match="unknown table"):
+        relation("publishable", "runs; DROP TABLE runs")

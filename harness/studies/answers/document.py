@@ -1,7 +1,7 @@
 """answers.json (the claim, canonical JSON) and answers.md (the same tables for a reader).
 
-answers.json is a standalone document of kind ``"answers"``: the warehouse ingests it through
-``warehouse.ingest_document`` (its ``tier`` is the most restrictive of the corpora, its
+answers.json is a standalone document of kind ``"answers"``, defined and validated by
+:class:`harness.claims.AnswersClaim` (its ``tier`` is the most restrictive of the corpora, its
 ``corpus`` the pooled name).  Layout::
 
     kind, schema_version, corpus, tier
@@ -25,20 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harness.studies.answers.grading import MEASURES, SCORED_ON, AnswerPolicy
-from harness.core.formats import FormatError
-from harness.core.tiers import TIERS, most_restrictive_tier
+from harness.claims.answers import KIND, SCHEMA_VERSION
+from harness.core.tiers import most_restrictive_tier
+from harness.studies.answers.grading import SCORED_ON, AnswerPolicy
 
-KIND = "answers"
-SCHEMA_VERSION = 1
-ANSWERS_JSON = "answers.json"
 ANSWERS_MD = "answers.md"
-
-REQUIRED_FIELDS = ("kind", "schema_version", "corpus", "tier", "corpora", "answerer", "policy",
-                   "scoring", "rows", "floor_rows", "answers")
-ROW_FIELDS = ("corpus", "tier", "query_class", "rule", "n", "unanswered", *MEASURES, "scored_on")
-ANSWER_FIELDS = ("corpus", "tier", "query_class", "query_id", "rule", "question", "answer_kind",
-                 "gold", "predicted", *MEASURES, "mechanism", "notes")
 
 MEASURE_TEXT = {
     "EM": "exact match under the policy (the gate)",
@@ -77,69 +68,6 @@ def build_document(corpora: list[dict], answerer: Mapping, policy: AnswerPolicy,
         "floor_rows": floor_rows,
         "answers": answers,
     }
-
-
-def _fail(source, field, message):
-    raise FormatError(source, None, field, message)
-
-
-def validate_document(doc, source: str = ANSWERS_JSON) -> None:
-    """Refuse an answers document that is incomplete or inconsistent, naming the field:
-    required fields, kind and version, tiers (each row's is its corpora's most restrictive),
-    measures in [0, 1], ``unanswered <= n``, and each row's means recomputed from ``answers``."""
-    if not isinstance(doc, Mapping):
-        _fail(source, None, "an answers document must be a JSON object")
-    for name in REQUIRED_FIELDS:
-        if name not in doc:
-            _fail(source, name, "missing")
-    if doc["kind"] != KIND:
-        _fail(source, "kind", f"expected {KIND!r}, got {doc['kind']!r}")
-    if doc["schema_version"] != SCHEMA_VERSION:
-        _fail(source, "schema_version", f"unsupported schema version {doc['schema_version']!r}; "
-              f"expected {SCHEMA_VERSION}")
-    tiers = {}
-    for i, c in enumerate(doc["corpora"]):
-        if not isinstance(c, Mapping) or c.get("tier") not in TIERS or not c.get("name"):
-            _fail(source, f"corpora[{i}]", f"needs a name and a tier in {sorted(TIERS)}")
-        tiers[c["name"]] = c["tier"]
-    if not tiers:
-        _fail(source, "corpora", "must list at least one corpus")
-    if doc["tier"] != most_restrictive_tier(tiers.values()):
-        _fail(source, "tier", f"{doc['tier']!r} is not the most restrictive tier of the corpora")
-    for i, a in enumerate(doc["answers"]):
-        for name in ANSWER_FIELDS:
-            if name not in a:
-                _fail(source, f"answers[{i}].{name}", "missing")
-        if tiers.get(a["corpus"]) != a["tier"]:
-            _fail(source, f"answers[{i}].tier", f"does not match corpus {a['corpus']!r}")
-    for block in ("rows", "floor_rows"):
-        for i, row in enumerate(doc[block]):
-            where = f"{block}[{i}]"
-            for name in ROW_FIELDS:
-                if name not in row:
-                    _fail(source, f"{where}.{name}", "missing")
-            names = str(row["corpus"]).split("+")
-            if any(n not in tiers for n in names):
-                _fail(source, f"{where}.corpus", f"{row['corpus']!r} names an unlisted corpus")
-            if row["tier"] != most_restrictive_tier(tiers[n] for n in names):
-                _fail(source, f"{where}.tier", f"{row['tier']!r} does not match {row['corpus']!r}")
-            for m in MEASURES:
-                value = row[m]
-                if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                        or not 0.0 <= value <= 1.0:
-                    _fail(source, f"{where}.{m}", f"must be a number in [0, 1], got {value!r}")
-            if not isinstance(row["n"], int) or row["n"] < 1 or not 0 <= row["unanswered"] <= row["n"]:
-                _fail(source, f"{where}.n", "n must be >= 1 and unanswered within [0, n]")
-    for i, row in enumerate(doc["rows"]):
-        members = [a for a in doc["answers"] if a["corpus"] in row["corpus"].split("+")
-                   and a["query_class"] == row["query_class"]
-                   and (row["rule"] == "all" or a["rule"] == row["rule"])]
-        if len(members) != row["n"]:
-            _fail(source, f"rows[{i}].n", f"{row['n']} but {len(members)} answers belong to it")
-        for m in MEASURES:
-            mean = sum(a[m] for a in members) / len(members)
-            if abs(mean - row[m]) > 1e-9:
-                _fail(source, f"rows[{i}].{m}", f"{row[m]!r} is not the mean {mean!r} of its answers")
 
 
 def _table(rows: list[dict]) -> str:

@@ -21,15 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from harness.claims.answers import ANSWER_KINDS, MEASURES, SCORED_ON
 from harness.core.tiers import most_restrictive_tier
 
 log = logging.getLogger(__name__)
 
 #: the engine's measures, in table order; none is a retrieval measure name
-MEASURES = ("EM", "partial", "answered")
 
-COUNT, FILE_SET, SPEAKER = "count", "file_set", "speaker"
-ANSWER_KINDS = (COUNT, FILE_SET, SPEAKER)
+COUNT, FILE_SET, SPEAKER = ANSWER_KINDS
 
 #: --answer-set-credit values -> what ``partial`` is for a file set
 SET_CREDITS: dict[str, str] = {
@@ -38,7 +37,6 @@ SET_CREDITS: dict[str, str] = {
 }
 
 ALL = "all"
-SCORED_ON = "answer"
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-#: every decision, from "do nothing" to "re-index everything"
-DECISIONS: tuple[str, ...] = ("no_upgrade_needed", "bridge_sufficient", "bridge_and_migrate",
-                              "caution", "full_reindex")
+
 
 THRESHOLDS: dict[str, float] = {
     # NEW must retrieve at least 3% better than OLD (oracle recall / OLD recall) to be worth

@@ -4,120 +4,22 @@ recall the ratios were computed from) and ``runinfo.json`` (durations, embedding
 host; not part of the claim).  The directory is written beside its target and renamed into
 place, so an interrupted run leaves the previous report whole.
 
-:func:`validate_document` is what the warehouse runs before storing a report.
+The report is validated by its claim class (:class:`harness.claims.MigrationClaim`)
+before it is written, as the warehouse validates it before storing it.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from harness.claims import MigrationClaim
+from harness.claims.migration import EVAL_TIERS as TIERS
 from harness.core.canonical import canonical_json, canonical_line
-from harness.studies.embedding_migration.decision import DECISIONS, THRESHOLDS
-from harness.studies.embedding_migration.study import KIND, SCHEMA_VERSION, TIERS
-from harness.core.tiers import TIERS as LICENCE_TIERS
 
 REPORT_JSON = "migration.json"
 REPORT_MD = "migration.md"
 PER_QUERY = "per_query.jsonl"
-
-_QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _fail(source, where: str, message: str):
-    raise ValueError(f"{source}: field '{where}': {message}")
-
-
-def _number(value, source, where, *, nullable=False):
-    if value is None and nullable:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        _fail(source, where, f"must be a finite number{' or null' if nullable else ''}, got {value!r}")
-
-
-def _mapping(value, source, where) -> Mapping:
-    if not isinstance(value, Mapping):
-        _fail(source, where, f"must be an object, got {type(value).__name__}")
-    return value
-
-
-def _interval(value, source, where, *, nullable=False):
-    if value is None and nullable:
-        return
-    block = _mapping(value, source, where)
-    for key in ("estimate", "lower", "upper"):
-        _number(block.get(key), source, f"{where}.{key}")
-    if not block["lower"] - 1e-9 <= block["estimate"] <= block["upper"] + 1e-9:
-        _fail(source, where, f"the estimate {block['estimate']} lies outside its own interval "
-                             f"[{block['lower']}, {block['upper']}]")
-
-
-def validate_document(doc, source="migration document") -> None:
-    """Raise ``ValueError`` naming ``source`` and the field unless ``doc`` is a migration
-    report this code can read: kind, schema, corpus and licence tier, both models, every
-    tier's quantities (each estimate inside its interval) and decision."""
-    doc = _mapping(doc, source, "(document)")
-    if doc.get("kind") != KIND:
-        _fail(source, "kind", f"expected {KIND!r}, got {doc.get('kind')!r}")
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        _fail(source, "schema_version", f"expected {SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
-    if not isinstance(doc.get("corpus"), str) or not doc["corpus"]:
-        _fail(source, "corpus", f"must name the corpus, got {doc.get('corpus')!r}")
-    if doc.get("tier") not in LICENCE_TIERS:
-        _fail(source, "tier", f"unknown licence tier {doc.get('tier')!r}; expected one of "
-                              f"{sorted(LICENCE_TIERS)}")
-    corpora = doc.get("corpora")
-    if not isinstance(corpora, list) or not corpora:
-        _fail(source, "corpora", "must list the corpus with its provenance")
-    for i, c in enumerate(corpora):
-        c = _mapping(c, source, f"corpora[{i}]")
-        if c.get("tier") not in LICENCE_TIERS:
-            _fail(source, f"corpora[{i}].tier", f"unknown licence tier {c.get('tier')!r}")
-    tiers_seen = [c["tier"] for c in corpora]
-    if max(tiers_seen, key=LICENCE_TIERS.index) != doc["tier"]:
-        _fail(source, "tier", f"{doc['tier']!r} is not the most restrictive tier of its corpora "
-                              f"{sorted(tiers_seen)}")
-    models = _mapping(doc.get("models"), source, "models")
-    for side in ("old", "new"):
-        model = _mapping(models.get(side), source, f"models.{side}")
-        for key in ("model_id", "weights_sha256", "label"):
-            if not isinstance(model.get(key), str) or not model[key]:
-                _fail(source, f"models.{side}.{key}", f"must be a non-empty string, got {model.get(key)!r}")
-        if isinstance(model.get("dimension"), bool) or not isinstance(model.get("dimension"), int):
-            _fail(source, f"models.{side}.dimension", f"must be an integer, got {model.get('dimension')!r}")
-    tiers = _mapping(doc.get("tiers"), source, "tiers")
-    if not tiers or set(tiers) - set(TIERS):
-        _fail(source, "tiers", f"must hold some of {list(TIERS)}, got {sorted(tiers)}")
-    for name, block in sorted(tiers.items()):
-        where = f"tiers.{name}"
-        block = _mapping(block, source, where)
-        if isinstance(block.get("n"), bool) or not isinstance(block.get("n"), int) or block["n"] < 1:
-            _fail(source, f"{where}.n", f"must be a positive integer, got {block.get('n')!r}")
-        for q in _QUANTITIES:
-            _interval(block.get(q), source, f"{where}.{q}",
-                      nullable=q == "unadapted" or (q == "gain" and name == "T0"))
-        if name == "T1" and block.get("gain") is None:
-            _fail(source, f"{where}.gain", "T1 measures the upgrade gain")
-        decision = _mapping(block.get("decision"), source, f"{where}.decision")
-        if decision.get("decision") not in DECISIONS:
-            _fail(source, f"{where}.decision.decision",
-                  f"{decision.get('decision')!r} is not one of {sorted(DECISIONS)}")
-        for key in ("flags", "straddles"):
-            if not isinstance(decision.get(key), list) or decision[key] != sorted(decision[key]):
-                _fail(source, f"{where}.decision.{key}", "must be a sorted list")
-    headline = _mapping(doc.get("decision"), source, "decision")
-    if headline.get("tier") not in tiers:
-        _fail(source, "decision.tier", f"{headline.get('tier')!r} is not a measured tier")
-    if headline.get("decision") != tiers[headline["tier"]]["decision"]["decision"]:
-        _fail(source, "decision.decision", "differs from its tier's decision")
-    thresholds = _mapping(doc.get("thresholds"), source, "thresholds")
-    for key in THRESHOLDS:
-        _number(thresholds.get(key), source, f"thresholds.{key}")
-
 
 # --------------------------------------------------------------------------- markdown
 
@@ -269,7 +171,7 @@ def write_report(out_dir, doc: Mapping, per_query: Sequence[Mapping], runinfo: M
     from harness.evaluation.results import write_directory
 
     out = Path(out_dir)
-    validate_document(doc, str(out / REPORT_JSON))
+    doc = MigrationClaim.from_dict(doc, str(out / REPORT_JSON)).to_dict()
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: exists and is not a directory")
     files = {REPORT_JSON: canonical_json(dict(doc)), REPORT_MD: render_markdown(doc),

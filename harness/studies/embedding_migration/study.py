@@ -30,6 +30,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from harness.studies.embedding_migration import adapters as adapters_mod
+from harness.claims.migration import EVAL_TIERS as TIERS
+from harness.claims.migration import KIND, SCHEMA_VERSION
 from harness.studies.embedding_migration.decision import THRESHOLDS, check_thresholds, decide
 from harness.studies.embedding_migration.retention import (STREAM, hits, interval_block, ratio, recall_at_k,
                                          search)
@@ -38,9 +40,6 @@ from harness.stats.seeding import check_seed, derive_rng
 
 log = logging.getLogger(__name__)
 
-KIND = "migration"
-SCHEMA_VERSION = 1
-TIERS: tuple[str, ...] = ("T0", "T1")
 #: fewest held-out proxies (T0) or judged queries (T1) a tier is measured on
 MIN_QUERIES = 10
 #: fewest fitting pairs an adapter is fitted on

@@ -1,4 +1,4 @@
-"""publish(): a busy warehouse leaves the written results intact and says how to retry."""
+"""ingest_run(): a busy warehouse leaves the written results intact and says how to retry."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 import warehouse
-from harness.cli.ingest import NOT_INGESTED, publish
+from harness.cli.ingest import NOT_INGESTED, ingest_run
 from warehouse.errors import WarehouseBusy
 
 
@@ -21,7 +21,7 @@ def test_busy_warehouse_exits_with_retry_command_and_keeps_results(tmp_path, mon
 
     monkeypatch.setattr(warehouse, "ingest_results", busy)
     with pytest.raises(SystemExit) as exit_info:
-        publish(results, argparse.Namespace(no_warehouse=False, db=str(tmp_path / "w.duckdb")))
+        ingest_run(results, argparse.Namespace(no_warehouse=False, db=str(tmp_path / "w.duckdb")))
     assert exit_info.value.code == NOT_INGESTED
     err = capsys.readouterr().err
     assert "held by pid 123" in err
@@ -35,7 +35,7 @@ def test_refused_input_propagates_as_value_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(warehouse, "ingest_results", refuse)
     with pytest.raises(ValueError, match="field 'rows'"):
-        publish(tmp_path, argparse.Namespace(no_warehouse=False, db=None))
+        ingest_run(tmp_path, argparse.Namespace(no_warehouse=False, db=None))
 
 
 def test_no_warehouse_skips_ingest(tmp_path, monkeypatch):
@@ -43,4 +43,4 @@ def test_no_warehouse_skips_ingest(tmp_path, monkeypatch):
         raise AssertionError("ingest called despite --no-warehouse")
 
     monkeypatch.setattr(warehouse, "ingest_results", explode)
-    publish(tmp_path, argparse.Namespace(no_warehouse=True, db=None))
+    ingest_run(tmp_path, argparse.Namespace(no_warehouse=True, db=None))

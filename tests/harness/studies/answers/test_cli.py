@@ -6,9 +6,16 @@ import json
 
 import pytest
 
-from harness.studies.answers.document import ANSWERS_JSON, ANSWERS_MD, validate_document
+from harness.claims import AnswersClaim
+from harness.claims.answers import ANSWERS_JSON
+from harness.studies.answers.document import ANSWERS_MD
 from harness.cli import main
 from harness.core.formats import FormatError
+
+
+
+def validate_document(doc, source="answers.json"):
+    AnswersClaim.from_dict(doc, source)
 
 
 def run_cli(tmp_path, corpus_dir, out, *extra, store_url=None):

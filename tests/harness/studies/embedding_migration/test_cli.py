@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from harness.studies.embedding_migration.document import REPORT_JSON, REPORT_MD, validate_document
+from harness.claims import MigrationClaim
+from harness.studies.embedding_migration.document import REPORT_JSON, REPORT_MD
 
 
 def test_the_rotation_pair_is_bridged_perfectly_and_needs_no_upgrade(rotation_report):
@@ -48,12 +49,12 @@ def test_estimates_lie_inside_their_intervals_at_both_tiers(truncation_report):
     markdown = (out / REPORT_MD).read_text(encoding="utf-8")
     assert "T0 cannot evaluate query encoding" in markdown
     assert f"{doc['tiers']['T1']['arr']['estimate']:.3f}" in markdown
-    validate_document(doc, "truncation")
+    MigrationClaim.from_dict(doc, "truncation")
     # a report whose estimate left its interval is refused, naming the field
     broken = json.loads(json.dumps(doc))
     broken["tiers"]["T1"]["arr"]["upper"] = broken["tiers"]["T1"]["arr"]["estimate"] - 0.01
     with pytest.raises(ValueError, match=r"tiers\.T1\.arr.*outside its own interval"):
-        validate_document(broken, "broken.json")
+        MigrationClaim.from_dict(broken, "broken.json")
 
 
 def test_same_seed_same_bytes(migrate, truncation_report, tmp_path):

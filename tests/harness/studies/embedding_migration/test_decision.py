@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.studies.embedding_migration.decision import DECISIONS, THRESHOLDS, check_thresholds, decide
+from harness.claims.migration import DECISIONS
+from harness.studies.embedding_migration.decision import THRESHOLDS, check_thresholds, decide
 
 #: (scenario, tier, ARR, OLD's own retention, upgrade gain or None at T0, decision)
 REFERENCE = [
