@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from harness.core.canonical import canonical_json, sha256_text
-from harness.core.formats import FormatError, read_json_object, _atomic_write_text
+from harness.core.formats import FormatError, read_json_object
 from harness.core.tiers import TIERS
 
 SCHEMA_VERSION = 1
@@ -120,9 +120,15 @@ def load_certificate(path) -> dict:
     return doc
 
 
-def write_document(path, doc: Mapping) -> Path:
-    """Validate ``doc`` and write it as canonical JSON, atomically."""
+def write_document(path, doc: Mapping, *, flag: str = "--out",
+                   inputs: Iterable[tuple[str, object]] = ()) -> Path:
+    """Validate ``doc`` and write it as canonical JSON, atomically, replacing only an empty
+    file or a document of the same kind (:mod:`harness.core.outputs`); ``path`` must not be
+    one of ``inputs``."""
+    from harness.core.outputs import is_document, write_file
+
     validate_document(doc, str(path))
-    _atomic_write_text(path, canonical_json(dict(doc)))
-    return Path(path)
+    kind = str(doc["kind"])
+    return write_file(path, canonical_json(dict(doc)), recognise=is_document(kind),
+                      what=f"{kind} document", flag=flag, inputs=inputs)
 

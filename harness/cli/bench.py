@@ -139,6 +139,12 @@ def run_gate(args) -> int:
         raise ValueError("--gate needs --gate-threshold")
     if args.gate == "regression" and not args.gate_control:
         raise ValueError("--gate regression needs --gate-control DIR (a recorded control run)")
+    if args.gate_out:
+        from harness.core.outputs import check_file, is_document
+        from harness.stats.documents import GATE_KIND
+
+        check_file(args.gate_out, recognise=is_document(GATE_KIND), what="gate document",
+                   flag="--gate-out", inputs=[("--gate-control", args.gate_control)])
     control = None
     if args.gate_control:
         from harness.evaluation.runs import recorded_values
@@ -158,7 +164,8 @@ def run_gate(args) -> int:
     if args.gate_out:
         from harness.stats.documents import write_document
 
-        write_document(args.gate_out, outcome.result.to_dict())
+        write_document(args.gate_out, outcome.result.to_dict(), flag="--gate-out",
+                       inputs=[("--gate-control", args.gate_control)])
     target = args.summary or settings.step_summary()
     if target:
         with open(target, "a", encoding="utf-8") as handle:
@@ -180,6 +187,9 @@ def run(args) -> int:
             return EXIT_MIXED_EMBEDDINGS
     if not args.out:
         raise ValueError("--out is required (the results directory to write)")
+    from harness.evaluation.results import check_out_directory
+
+    check_out_directory(args.out)  # before anything is indexed
     cfg = from_args(args)
     control = None
     if cfg.compare:

@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 from harness.core import settings
+from harness.evaluation.results import DEMO_INPUTS
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,8 @@ ARMS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
 AGREEMENT_MEASURE = "nDCG@10"
 AGREEMENT_CLASSES = ("all", "lookup")
 STATIC_MODEL = "minilm-static-256"
-STAMP = ".demo-inputs.json"
+#: an arm's inputs, kept in its results directory (replaced with it: never foreign there)
+STAMP = DEMO_INPUTS
 SEED = 0
 #: the answerers run over the synthetic corpus's aggregation queries: the instrument's
 #: control and the honest floor (docs/answers.md)

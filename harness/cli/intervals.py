@@ -91,7 +91,17 @@ def run(args) -> int:
                                    permutations=args.permutations, alpha=args.alpha,
                                    confidence=args.confidence, resamples=args.resamples,
                                    interval_method=args.method)
-    # every document is computed before any is written: an interrupt leaves the old files
+    # every target is checked and every document computed before any is written: a refusal
+    # or an interrupt leaves the old files
+    from harness.core.outputs import check_file, is_document
+    from harness.stats.documents import COMPARISONS_KIND, INTERVALS_KIND
+
+    for results, _, _ in runs:
+        check_file(results / INTERVALS_JSON, recognise=is_document(INTERVALS_KIND),
+                   what="intervals document", flag="results directory")
+        if comparisons is not None:
+            check_file(results / COMPARISONS_JSON, recognise=is_document(COMPARISONS_KIND),
+                       what="comparisons document", flag="results directory")
     notes = []
     for results, _, doc in runs:
         write_document(results / INTERVALS_JSON, doc)

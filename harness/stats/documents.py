@@ -3,16 +3,17 @@
 Each document is canonical JSON (:mod:`harness.core.canonical`) carrying ``kind`` and
 ``schema_version`` so the warehouse can route and validate it.  Claim files written into a
 results directory are replaced atomically: a reader sees the old file or the new one, never
-half of one.
+half of one.  An existing file is replaced only when it is empty or a document of the same
+kind (:mod:`harness.core.outputs`); anything else is refused, untouched.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from harness.core.canonical import canonical_json
+from harness.core.outputs import is_document, write_file
 
 SCHEMA_VERSION = 1
 
@@ -27,16 +28,12 @@ INTERVALS_JSON = "intervals.json"
 COMPARISONS_JSON = "comparisons.json"
 
 
-def write_document(path, doc: Mapping) -> Path:
-    """Write ``doc`` as canonical JSON to ``path`` atomically (temporary file + rename)."""
-    path = Path(path)
+def write_document(path, doc: Mapping, *, flag: str = "--out",
+                   inputs: Iterable[tuple[str, object]] = ()) -> Path:
+    """Write ``doc`` as canonical JSON to ``path`` atomically (temporary file + rename),
+    replacing only an empty file or a document of the same kind; ``path`` must not be one
+    of ``inputs`` (``(label, path)`` pairs named in the refusal)."""
     text = canonical_json(dict(doc))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    kind = str(doc.get("kind"))
+    return write_file(path, text, recognise=is_document(kind), what=f"{kind} document",
+                      flag=flag, inputs=inputs)

@@ -270,8 +270,6 @@ def write_report(out_dir, doc: Mapping, per_query: Sequence[Mapping], runinfo: M
 
     out = Path(out_dir)
     validate_document(doc, str(out / REPORT_JSON))
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: exists and is not a directory")
     files = {REPORT_JSON: canonical_json(dict(doc)), REPORT_MD: render_markdown(doc),
              PER_QUERY: "".join(canonical_line(r) + "\n" for r in per_query)}
     return write_directory(out, files, runinfo)
