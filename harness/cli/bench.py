@@ -145,10 +145,12 @@ def run_gate(args) -> int:
 
         check_file(args.gate_out, recognise=is_document(GATE_KIND), what="gate document",
                    flag="--gate-out", inputs=[("--gate-control", args.gate_control)])
-    control = None
+    control = control_claim = None
     if args.gate_control:
+        from harness.evaluation.results import load_metrics
         from harness.evaluation.runs import recorded_values
 
+        control_claim = load_metrics(args.gate_control)  # compared once the index is open
         control = recorded_values(args.gate_control, args.gate_corpus, args.gate_class,
                                   args.gate_measure)[1]
     args.out = args.out or args.control_name or "gated-run"
@@ -156,7 +158,9 @@ def run_gate(args) -> int:
     gate = GateOptions(policy=args.gate, measure=args.gate_measure,
                        threshold=args.gate_threshold, corpus=args.gate_corpus,
                        query_class=args.gate_class, control=control, alpha=args.gate_alpha,
-                       seed=args.gate_seed, budget=args.gate_budget)
+                       seed=args.gate_seed, budget=args.gate_budget,
+                       control_claim=control_claim,
+                       control_source=f"{args.gate_control}/metrics.json")
     outcome = run_gated(cfg, gate)
     summary = gate_summary(outcome.result, internal=args.summary_internal)
     print(summary, end="")
