@@ -139,6 +139,10 @@ def run_gate(args) -> int:
         raise ValueError("--gate needs --gate-threshold")
     if args.gate == "regression" and not args.gate_control:
         raise ValueError("--gate regression needs --gate-control DIR (a recorded control run)")
+    if args.summary:
+        from harness.core.outputs import check_appendable
+
+        check_appendable(args.summary)  # before anything is indexed
     if args.gate_out:
         from harness.core.outputs import check_file, is_document
         from harness.stats.documents import GATE_KIND
@@ -172,8 +176,10 @@ def run_gate(args) -> int:
                        inputs=[("--gate-control", args.gate_control)])
     target = args.summary or settings.step_summary()
     if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
+        from harness.core.outputs import append_text
+
+        append_text(target, summary + "\n",
+                    flag="--summary" if args.summary else "$GITHUB_STEP_SUMMARY")
     return 0 if outcome.result.passed else 1
 
 

@@ -285,8 +285,11 @@ def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -
     manifest = {"kind": MANIFEST_KIND, "measure": AGREEMENT_MEASURE, "corpora": corpora,
                 "families": [{"name": name, "control": runs[CONTROL].name, "arms": arms}
                              for name, arms in sorted(families.items())]}
-    path = root / "agreement-manifest.json"
-    path.write_text(canonical_json(manifest), encoding="utf-8")
+    from harness.core.outputs import is_document, write_file
+
+    path = write_file(root / "agreement-manifest.json", canonical_json(manifest),
+                      recognise=is_document(MANIFEST_KIND), what="agreement manifest",
+                      flag="--results")
     out = []
     for cls in AGREEMENT_CLASSES:
         arms, pair, measure = arms_from_manifest(manifest, root, query_class=cls)

@@ -174,6 +174,10 @@ def run(args) -> int:
         raise ValueError("gate needs exactly one source: --results DIR, or --qrels FILE with --run FILE")
     if bool(args.qrels) != bool(args.run):
         raise ValueError("--qrels and --run go together")
+    if args.summary:
+        from harness.core.outputs import check_appendable
+
+        check_appendable(args.summary)  # before anything is scored
     if args.policy == "regression" and not args.control:
         raise ValueError("--policy regression needs --control DIR (a recorded control run)")
     if args.results and (args.licence != "unknown" or args.tier is not None):
@@ -211,6 +215,8 @@ def run(args) -> int:
         print(summary, end="")
     target = args.summary or settings.step_summary()
     if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
+        from harness.core.outputs import append_text
+
+        append_text(target, summary + "\n",
+                    flag="--summary" if args.summary else "$GITHUB_STEP_SUMMARY")
     return 0 if result.passed else 1

@@ -262,3 +262,25 @@ def write_file(path, data: str | bytes, *, recognise: Callable[[Path], bool], wh
     out = check_file(path, recognise=recognise, what=what, flag=flag, inputs=inputs)
     write_files([(out, data)])
     return Path(path)
+
+
+def check_appendable(path, *, flag: str = "--summary") -> Path:
+    """The absolute path of a file text is appended to (a step summary): it may exist (it
+    is added to, never replaced) but must not be a directory or below a file."""
+    out = absolute(path)
+    _check_place(out, flag)
+    if out.is_dir():
+        raise OutputRefused(f"{flag} {out}: is a directory; name the file to append to")
+    if out.exists() and not out.is_file():
+        raise OutputRefused(f"{flag} {out}: is not a regular file")
+    return out
+
+
+def append_text(path, text: str, *, flag: str = "--summary") -> Path:
+    """Append ``text`` to the file at ``path`` (created if missing), after
+    :func:`check_appendable`."""
+    out = check_appendable(path, flag=flag)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+    return out

@@ -121,3 +121,14 @@ def test_synth_replaces_only_an_earlier_corpus_holding_nothing_else(tmp_path, ho
                   tmp_path, run=ingestion_main)
     assert "is a synthetic corpus, but it also holds my-notes.txt" in err
     assert json.loads((out / "manifest.json").read_text())["seed"] == 2
+
+
+def test_a_step_summary_is_appended_to_a_file_never_to_a_directory(tmp_path, home, capsys):
+    run = simple_run(tmp_path / "r", control_name="r")
+    gate = ["gate", "--results", str(run), "--measure", "nDCG@10", "--threshold", "0.1"]
+    err = refused(capsys, [*gate, "--summary", str(home / "mydocs")], home)
+    assert f"--summary {home / 'mydocs'}: is a directory" in err
+    summary = home / "mydocs" / "thesis.tex"
+    before = summary.read_text()
+    assert main([*gate, "--summary", str(summary)]) == 0
+    assert summary.read_text().startswith(before) and "gate `point`" in summary.read_text()
