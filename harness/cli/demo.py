@@ -287,9 +287,8 @@ def agreement_documents(root: Path, runs: dict[str, Path], corpora: list[str]) -
                              for name, arms in sorted(families.items())]}
     from harness.core.outputs import is_document, write_file
 
-    path = write_file(root / "agreement-manifest.json", canonical_json(manifest),
-                      recognise=is_document(MANIFEST_KIND), what="agreement manifest",
-                      flag="--results")
+    write_file(root / "agreement-manifest.json", canonical_json(manifest),
+               recognise=is_document(MANIFEST_KIND), what="agreement manifest", flag="--results")
     out = []
     for cls in AGREEMENT_CLASSES:
         arms, pair, measure = arms_from_manifest(manifest, root, query_class=cls)
