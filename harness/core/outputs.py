@@ -185,7 +185,8 @@ def check_file(path, *, recognise: Callable[[Path], bool], what: str, flag: str 
     if not out.is_file():
         raise OutputRefused(f"{flag} {out}: is not a regular file")
     if out.stat().st_size and not recognise(out):
-        raise OutputRefused(f"{flag} {out}: exists and is not a {what} written by this "
+        article = "an" if what[:1].lower() in "aeiou" else "a"
+        raise OutputRefused(f"{flag} {out}: exists and is not {article} {what} written by this "
                             f"product ({out.stat().st_size} bytes); refusing to replace it: "
                             "remove it or choose another path")
     return out

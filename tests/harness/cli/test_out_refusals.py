@@ -75,7 +75,8 @@ FILE_COMMANDS = {
 def test_document_outputs_refuse_a_users_file_and_a_directory(command, home, capsys):
     argv, what = FILE_COMMANDS[command]
     err = refused(capsys, [*argv, str(home / "mydocs" / "thesis.tex")], home)
-    assert f"exists and is not a {what} written by this product" in err
+    assert f"exists and is not {'an' if what[0] in 'aeiou' else 'a'} {what} written by this " \
+           "product" in err
     err = refused(capsys, [*argv, str(home / "mydocs")], home)
     assert "is a directory (holds chapters/, thesis.tex), not a file" in err
 
@@ -97,7 +98,7 @@ def test_intervals_checks_every_target_before_writing_any(tmp_path, capsys):
     b = simple_run(tmp_path / "b", control_name="b", offset=0.05)
     (b / "intervals.json").write_text("my hand-made intervals\n")
     err = refused(capsys, ["intervals", str(a), str(b), "--resamples", "200"], tmp_path)
-    assert f"{b / 'intervals.json'}: exists and is not a intervals document" in err
+    assert f"{b / 'intervals.json'}: exists and is not an intervals document" in err
     assert not (a / "intervals.json").exists()  # nothing written when any target is refused
     (b / "intervals.json").unlink()
     (b / "intervals.json").mkdir()

@@ -147,7 +147,7 @@ def test_a_claim_document_replaces_only_its_own_kind(tmp_path):
     assert json.loads(target.read_text())["rows"] == [1]
     for text in ("my own notes\n", '{"kind": "agreement"}\n', "[1, 2]\n"):
         target.write_text(text)
-        with pytest.raises(OutputRefused, match="is not a intervals document written by this "
+        with pytest.raises(OutputRefused, match="is not an intervals document written by this "
                                                 "product"):
             write_document(target, doc)
         assert target.read_text() == text
