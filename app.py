@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import PAGES
-from dashboard.common import APP_KEY, VIEW_KEY, VIEW_LABELS, VIEWS, db_path
+from dashboard.common import APP_KEY, VIEW_KEY, VIEW_LABELS, VIEWS, db_path, md_code
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,6 +28,6 @@ with st.sidebar:
     st.radio("Tier view", VIEWS, key=VIEW_KEY, format_func=VIEW_LABELS.get,
              help="Publishable shows only rows whose every contributing corpus is tier A "
                   "(publishable licence). Internal shows every tier and must never be published.")
-    st.caption(f"Warehouse: `{db_path()}`")
+    st.caption(f"Warehouse: {md_code(db_path())}")
 
 navigation.run()

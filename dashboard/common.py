@@ -17,7 +17,7 @@ from typing import Callable
 import streamlit as st
 
 from dashboard.formatting import (MARK_LEGEND, fmt, fmt_delta, fmt_interval, fmt_p, fmt_signed,
-                              mark, measure_defaults, missing, run_labels)
+                              mark, md_code, md_text, measure_defaults, missing, run_labels)
 from warehouse import exports, queries
 from warehouse.db import change_stamp, default_path
 from warehouse.errors import (ExportRefused, SchemaOutOfDate, WarehouseBusy, WarehouseError,
@@ -99,8 +99,8 @@ def export(view: str, fmt: str, runs=(), corpora=(), classes=(), measures=()):
 
 
 def guidance(reason: str) -> None:
-    st.info(f"{reason}  \nThe dashboard reads `{db_path()}` (set `HARNESS_WAREHOUSE` to read "
-            "another file). Fill it with:")
+    st.info(f"{reason}  \nThe dashboard reads {md_code(db_path())} (set `HARNESS_WAREHOUSE` to "
+            "read another file). Fill it with:")
     st.code(FILL_COMMANDS, language="bash")
 
 
@@ -134,23 +134,23 @@ def run(render: Callable[[], None]) -> None:
     try:
         render()
     except WarehouseMissing:
-        guidance(f"There is no warehouse at `{db_path()}` yet.")
+        guidance(f"There is no warehouse at {md_code(db_path())} yet.")
     except WarehouseBusy as exc:
-        st.warning(f"{exc}. The harness is writing a run; this page reads again on the next "
-                   "refresh.")
+        st.warning(f"{md_text(exc)}. The harness is writing a run; this page reads again on the "
+                   "next refresh.")
         st.button("Try again", key="busy_retry")
     except SchemaOutOfDate as exc:
-        st.error(f"{exc}")
+        st.error(md_text(exc))
         st.code("python -m warehouse migrate", language="bash")
     except WarehouseError as exc:
-        st.error(f"The warehouse could not answer: {exc}")
+        st.error(f"The warehouse could not answer: {md_text(exc)}")
 
 
 def require_runs() -> dict:
     """The warehouse's health; stops the page with guidance when it holds no run."""
     health = load("health")
     if not health["runs"]:
-        guidance(f"The warehouse at `{db_path()}` holds no runs yet.")
+        guidance(f"The warehouse at {md_code(db_path())} holds no runs yet.")
         st.stop()
     return health
 

@@ -23,16 +23,19 @@ def _unregistered(corpus_name: str, sha256: str, version: str | None, why: str) 
 
 
 def source_info(corpus_name: str, sha256: str, *, root=None, version: str | None = None,
-                sources: dict[str, Source] | None = None, manifest_dirs=None) -> SourceInfo:
-    """Provenance for a corpus loaded from ``root`` (the corpus's root folder).
+                sources: dict[str, Source] | None = None, manifest_dirs=None,
+                files=None) -> SourceInfo:
+    """Provenance for a corpus loaded from ``root`` (the corpus's root folder); ``files``
+    are the files the loader read (a mapping may give their sha256).
 
     An unregistered name gets licence unknown, tier B.  A name matching a registered source
     whose tier is A gets that licence only with evidence tied to the content
-    (:mod:`ingestion.evidence`): a licence file in ``root`` naming the licence, or a fetch
-    manifest (searched in ``manifest_dirs``, default the fetch cache, and ``root``'s
-    ancestors) whose recorded digest matches the tree holding ``root``.  Without it the
-    corpus is treated as unregistered (tier B) and the evidence says why.  A registered
-    tier B or C needs no proof: it only makes the corpus more restrictive.
+    (:mod:`ingestion.evidence`): for a source with pinned checksums, every one of ``files``
+    matching them; otherwise a licence file in ``root`` naming the licence, or a fetch
+    manifest of a download (searched in ``manifest_dirs``, default the fetch cache, and
+    ``root``'s ancestors) whose recorded digest matches the tree holding ``root``.  Without
+    it the corpus is treated as unregistered (tier B) and the evidence says why.  A
+    registered tier B or C needs no proof: it only makes the corpus more restrictive.
     """
     source = source_for_corpus(corpus_name, sources)
     if source is None:
@@ -41,9 +44,15 @@ def source_info(corpus_name: str, sha256: str, *, root=None, version: str | None
                              "(fail closed)")
     evidence = source.evidence
     if source_tier(source) == "A":
-        from ingestion.evidence import licence_file_evidence, manifest_evidence
+        from ingestion.evidence import licence_file_evidence, manifest_evidence, pinned_evidence
 
-        if root is None:
+        if source.pins is not None:
+            ok, why = pinned_evidence(source, files, root)
+            if ok and root is not None:
+                found, note = licence_file_evidence(root, source.licence)
+                if found:
+                    why = f"{why}; {note}"
+        elif root is None:
             ok, why = False, "no corpus folder given to check"
         else:
             ok, why = licence_file_evidence(root, source.licence)

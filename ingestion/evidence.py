@@ -2,16 +2,21 @@
 
 A corpus's name is derived from a folder name (``beir-<folder>``, ``qmsum``), so a name alone
 proves nothing: an internal transcript in QMSum's layout, or any BEIR folder called ``nq``,
-would otherwise inherit a publishable licence.  A registered tier-A licence is attributed
-only when one of these holds:
+would otherwise inherit a publishable licence.  Nor does a layout: ``fetch --from-dir``
+checks the folders, not where the files came from.  A registered tier-A licence is
+attributed only when:
 
-- **fetch manifest**: ``python -m ingestion fetch`` (a download, or ``--from-dir``)
-  recorded this source in a ``manifest.json``, and the recorded checksum of the tree that
-  holds the loaded files still matches it (a download records the unpacked tree's digest
-  beside the archive's);
-- **licence file**: the corpus's own licence file (``LICENSE``, ``LICENCE``, ``COPYING``,
-  optionally ``.txt``/``.md``) in its root names the registered licence, and names no
-  restrictive term (non-commercial, no-derivatives, research-only).
+- **pinned checksums** (a source registered with :class:`harness.core.sources.Pins`): every
+  file loaded has a sha256 the registry pins for the upstream revision
+  (:func:`pinned_evidence`).  One edited or foreign file and the corpus is tier B; for such
+  a source nothing else counts (its own licence file is noted beside matching checksums);
+- otherwise (a source without pins), **a fetch manifest** of a download: ``python -m
+  ingestion fetch`` recorded this source's archive in a ``manifest.json`` and the digest of
+  the unpacked tree that holds the loaded files still matches (a ``--from-dir``
+  registration is no evidence of origin), or **the corpus's own licence file**
+  (``LICENSE``, ``LICENCE``, ``COPYING``, optionally ``.txt``/``.md``) in its root names
+  the registered licence and no restrictive term (non-commercial, no-derivatives,
+  research-only).
 
 Anything else fails closed (``ingestion.attribution.source_info``: licence unknown, tier B,
 evidence saying what was missing).  A non-publishable registered tier needs no proof: it can
@@ -23,10 +28,12 @@ from __future__ import annotations
 import json
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from harness.core import settings
+from harness.core.canonical import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +105,71 @@ def licence_file_evidence(root: Path, licence: str) -> tuple[bool, str]:
     return False, "; ".join(notes)
 
 
+#: unmatched files named in an evidence sentence (the fetch manifest lists them all)
+NAMED = 5
+
+
+@dataclass(frozen=True)
+class PinCheck:
+    """Which files of a copy match the checksums a source pins (display paths, sorted)."""
+
+    revision: str
+    pins_file: str
+    matched: tuple[str, ...]
+    unmatched: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.matched) and not self.unmatched
+
+    def block(self) -> dict:
+        """What a fetch manifest records of the check."""
+        return {"revision": self.revision, "file": self.pins_file,
+                "matched": len(self.matched), "unmatched": list(self.unmatched)}
+
+
+def _display(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def check_pins(source, files: Mapping[Path, str] | Iterable[Path],
+               root: Path | None = None) -> PinCheck:
+    """Match each file (a mapping gives its sha256 already computed) against the sha256
+    ``source.pins`` lists for its upstream revision.  A file matches when its content is one
+    of upstream's files at that revision; its path may differ (the loader reads what it
+    finds)."""
+    pins = source.pins
+    pinned = set(pins.checksums().values())
+    digests = dict(files) if isinstance(files, Mapping) else {Path(f): None for f in files}
+    matched, unmatched = [], []
+    for path in sorted(digests, key=str):
+        digest = digests[path] or sha256_file(path)
+        (matched if digest in pinned else unmatched).append(_display(Path(path), root))
+    return PinCheck(pins.revision, pins.file, tuple(sorted(matched)), tuple(sorted(unmatched)))
+
+
+def pinned_evidence(source, files, root: Path | None = None) -> tuple[bool, str]:
+    """``(ok, why)``: do all ``files`` match the checksums ``source`` pins?"""
+    if files is None:
+        return False, "no list of the files loaded to check against the pinned checksums"
+    check = check_pins(source, files, root)
+    where = f"the sha256 pinned for upstream revision {check.revision[:12]} ({check.pins_file})"
+    if check.ok:
+        return True, f"all {len(check.matched)} files loaded match {where}"
+    if not check.matched and not check.unmatched:
+        return False, "no files were loaded to check against the pinned checksums"
+    named = ", ".join(check.unmatched[:NAMED])
+    more = f" and {len(check.unmatched) - NAMED} more" if len(check.unmatched) > NAMED else ""
+    return False, (f"{len(check.unmatched)} of {len(check.matched) + len(check.unmatched)} "
+                   f"files loaded do not match {where} (edited, or not upstream's): "
+                   f"{named}{more}")
+
+
 def _read_manifest(path: Path) -> list[dict] | None:
     """The entries of a fetch manifest, or None when ``path`` is not one (a synthetic
     corpus also has a manifest.json, of another shape)."""
@@ -144,15 +216,20 @@ def manifest_evidence(source_name: str, path: Path,
             if entry.get("source") != source_name:
                 continue
             if entry.get("via") == "from-dir":
-                tree, expected = Path(str(entry.get("path"))), entry.get("sha256")
-                label = f"{source_name}/(from-dir)"
-            elif entry.get("extracted"):
-                tree = manifest.parent / str(entry["extracted"])
-                expected = entry.get("extracted_sha256")
-                label = f"{source_name}/{entry.get('filename')}"
-            else:
+                if _covers(Path(str(entry.get("path"))).resolve(), path):
+                    notes.append(f"fetch manifest entry {source_name}/(from-dir) only records "
+                                 "where a copy was registered: a layout proves nothing about "
+                                 "where files came from")
                 continue
-            tree = tree.resolve()
+            if not entry.get("extracted"):
+                continue
+            tree = (manifest.parent / str(entry["extracted"])).resolve()
+            expected = entry.get("extracted_sha256")
+            label = f"{source_name}/{entry.get('filename')}"
+            if not _covers(manifest.parent.resolve(), tree):
+                notes.append(f"fetch manifest entry {label} points outside its folder "
+                             f"({entry['extracted']!r}); ignored")
+                continue
             if not _covers(tree, path):
                 continue
             if not expected:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import secrets
 import shutil
 import tarfile
 import urllib.error
@@ -31,9 +32,9 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.core import settings
+from harness.core import interrupts, settings
 from harness.core.canonical import canonical_json, sha256_file
-from ingestion.digest import tree_sha256
+from ingestion.digest import tree_files, tree_sha256
 from harness.core.sources import SOURCES, Artefact, Source, lookup
 from harness.core.tiers import source_tier
 
@@ -73,13 +74,15 @@ def read_manifest(dest) -> dict:
 
 
 def write_manifest(dest, manifest: dict) -> None:
+    """Write ``manifest.json`` beside itself and rename it into place (Ctrl-C included,
+    the old manifest or the new one, never half, and no temporary file left)."""
+    from harness.core.outputs import write_files
+
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     manifest["artefacts"] = sorted(manifest["artefacts"],
                                    key=lambda e: (e["source"], e.get("filename") or ""))
-    tmp = dest / f".{MANIFEST_NAME}.tmp-{os.getpid()}"
-    tmp.write_text(canonical_json(manifest), encoding="utf-8")
-    os.replace(tmp, dest / MANIFEST_NAME)
+    write_files([(dest / MANIFEST_NAME, canonical_json(manifest))])
 
 
 def _entry_key(entry: dict) -> tuple[str, str]:
@@ -175,9 +178,13 @@ def _safe_extract(archive: Path, target: Path) -> None:
                 tf.extractall(tmp, filter="data")
         else:
             raise FetchError(f"{archive}: marked for unpacking but neither zip nor tar")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        old = target.parent / f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+        with interrupts.deferred():  # the swap is never cut in two
+            if target.exists():
+                os.replace(target, old)
+            os.replace(tmp, target)
+        if old.exists():
+            shutil.rmtree(old)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -303,9 +310,28 @@ def check_layout(layout: str, path: Path) -> str:
     return "directory"
 
 
+def copy_files(layout: str, path: Path) -> list[Path]:
+    """The files a loader reads from a copy in ``layout``: the ones pinned checksums must
+    vouch for (QMSum: every meeting JSON file of the split folders; otherwise every file)."""
+    if layout == "qmsum":
+        from ingestion.loaders.qmsum import _copies, discover
+
+        return sorted(c.path for group in _copies(discover(path)[1]).values() for c in group)
+    return tree_files(path)
+
+
 def register_dir(name: str, path, dest=None, *, accept_noncommercial: bool = False,
                  sources: dict[str, Source] | None = None) -> dict:
-    """Record a local copy of source ``name`` in the manifest after checking its layout."""
+    """Record a local copy of source ``name`` in the manifest after checking its layout.
+
+    A layout says nothing about where the files came from, so a copy of a tier-A source is
+    recorded as tier A only when every file a loader reads matches the checksums the
+    registry pins for the upstream revision (``entry["pins"]``: how many matched, which
+    did not); otherwise, and for a tier-A source without pins, the entry is tier B, licence
+    unknown (the registration is kept for ``--verify``)."""
+    from harness.core.tiers import UNKNOWN_LICENCE
+    from ingestion.evidence import check_pins
+
     dest = Path(dest) if dest is not None else default_dest()
     (source,) = resolve_sources([name], sources)
     if not check_tiers([source], accept_noncommercial):
@@ -313,11 +339,20 @@ def register_dir(name: str, path, dest=None, *, accept_noncommercial: bool = Fal
     path = Path(path).resolve()
     described = check_layout(source.layout, path)
     sha, count, size = tree_sha256(path)
+    tier, pins = source_tier(source), None
+    if tier == "A":
+        if source.pins is not None:
+            check = check_pins(source, copy_files(source.layout, path), root=path)
+            pins = check.block()
+            tier = "A" if check.ok else "B"
+        else:
+            tier = "B"
     entry = {
-        "source": source.name, "filename": None, "url": None, "licence": source.licence,
-        "tier": source_tier(source), "sha256": sha, "sha256_origin": "tree digest at registration",
+        "source": source.name, "filename": None, "url": None,
+        "licence": source.licence if tier == source_tier(source) else UNKNOWN_LICENCE,
+        "tier": tier, "sha256": sha, "sha256_origin": "tree digest at registration",
         "md5_published": None, "size": size, "files": count, "path": str(path),
-        "extracted": None, "via": "from-dir", "layout": described,
+        "extracted": None, "via": "from-dir", "layout": described, "pins": pins,
     }
     manifest = read_manifest(dest)
     _upsert(manifest, entry)
@@ -326,6 +361,35 @@ def register_dir(name: str, path, dest=None, *, accept_noncommercial: bool = Fal
 
 
 # --------------------------------------------------------------------------- verify
+
+
+def _within(root: Path, path: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def inside(dest: Path, recorded, field: str) -> tuple[Path, str | None]:
+    """``dest / recorded`` and None, or a refusal when it resolves (symbolic links
+    followed) outside ``dest``: a manifest never makes verify read a file elsewhere."""
+    if not isinstance(recorded, str) or not recorded:
+        return Path(dest), f"field {field!r} is not a path inside {dest}"
+    path = Path(dest) / recorded
+    root, resolved = Path(dest).resolve(), path.resolve()
+    if not _within(root, resolved):
+        return path, (f"field {field!r} {recorded!r} resolves outside {dest} (to {resolved}); "
+                      "a manifest path must stay inside its destination")
+    return path, None
+
+
+def escaping_files(tree: Path) -> str | None:
+    """A refusal naming the files below ``tree`` that are symbolic links resolving outside
+    it (their content would be hashed as if it were the corpus's), or None."""
+    root = tree.resolve()
+    outside = [p for p in tree_files(tree) if not _within(root, p.resolve())]
+    if not outside:
+        return None
+    named = ", ".join(f"{p.relative_to(tree).as_posix()} -> {p.resolve()}" for p in outside[:5])
+    return (f"{len(outside)} file(s) under {tree} resolve outside it ({named}); a manifest "
+            "path must stay inside its destination")
 
 
 def verify(dest=None, names=None, sources: dict[str, Source] | None = None) -> tuple[list[str], list[str]]:
@@ -344,13 +408,20 @@ def verify(dest=None, names=None, sources: dict[str, Source] | None = None) -> t
     for e in entries:
         label = f"{e['source']}/{e.get('filename') or '(from-dir)'}"
         if e.get("via") == "from-dir":
-            path = Path(e["path"])
-            if not path.is_dir():
+            path = Path(str(e.get("path")))
+            if not path.is_absolute() or not path.is_dir():
                 problems.append(f"{label}: registered directory {path} is missing")
+                continue
+            escaped = escaping_files(path)
+            if escaped:
+                problems.append(f"{label}: refused: {escaped}")
                 continue
             actual = tree_sha256(path)[0]
         else:
-            path = dest / e["path"]
+            path, escaped = inside(dest, e.get("path"), "path")
+            if escaped:
+                problems.append(f"{label}: refused: {escaped}")
+                continue
             if not path.is_file():
                 problems.append(f"{label}: {path} is missing")
                 continue
@@ -359,7 +430,11 @@ def verify(dest=None, names=None, sources: dict[str, Source] | None = None) -> t
             problems.append(f"{label}: sha256 {actual} differs from the manifest's {e['sha256']}")
             continue
         if e.get("extracted") and e.get("extracted_sha256"):
-            unpacked = dest / e["extracted"]
+            unpacked, escaped = inside(dest, e["extracted"], "extracted")
+            escaped = escaped or (escaping_files(unpacked) if unpacked.is_dir() else None)
+            if escaped:
+                problems.append(f"{label}: refused: {escaped}")
+                continue
             tree = tree_sha256(unpacked)[0] if unpacked.is_dir() else None
             if tree != e["extracted_sha256"]:
                 problems.append(f"{label}: the unpacked files {unpacked} "

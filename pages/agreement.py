@@ -54,7 +54,8 @@ def _from_documents(view: str, cls: str, docs: pd.DataFrame) -> None:
     meta = docs[docs["document_id"] == doc].iloc[0]
     arms = common.load("agreement_arms", view, document_id=doc)
     results = common.load("agreement_results", view, document_id=doc)
-    st.subheader(f"Arms: Δ on {meta.corpus_a} vs Δ on {meta.corpus_b} ({cls})")
+    st.subheader(f"Arms: Δ on {common.md_text(meta.corpus_a)} vs Δ on "
+                 f"{common.md_text(meta.corpus_b)} ({cls})")
     common.tier_badge(view, arms["tier"])
     _scatter(arms, meta.corpus_a, meta.corpus_b, meta.measure)
     st.subheader("Stored coefficients")
@@ -62,7 +63,7 @@ def _from_documents(view: str, cls: str, docs: pd.DataFrame) -> None:
     st.dataframe(tables.coefficient_rows(results), hide_index=True, width="stretch")
     caveat = results.loc[results["pooled"], "caveat"].dropna()
     if len(caveat):
-        st.caption(f"Pooled: {caveat.iloc[0]}. Pearson is shown to be distrusted: it is "
+        st.caption(f"Pooled: {common.md_text(caveat.iloc[0])}. Pearson is shown to be distrusted: it is "
                    "flagged when it differs from Spearman by more than 0.2 or one arm moves it "
                    "that much.")
     with st.expander("The arms"):
@@ -77,7 +78,7 @@ def _from_control(view: str, cls: str) -> None:
     corpora = [c for c in options["corpus"] if "+" not in c]
     if len(corpora) < 2:
         st.info(f"Agreement needs runs measured on two corpora; the {view} view holds "
-                f"{len(corpora)} ({', '.join(corpora) or 'none'}).")
+                f"{len(corpora)} ({', '.join(map(common.md_text, corpora)) or 'none'}).")
         return
     run_ids, labels = common.visible_runs(view)
     cols = st.columns(4)
@@ -95,10 +96,12 @@ def _from_control(view: str, cls: str) -> None:
     family = f"vs {labels.get(control, control)}"
     arms = tables.arms_from_deltas(deltas, corpus_a, corpus_b, labels, family)
     if arms.empty:
-        st.info(f"No other run has paired {measure} deltas on both {corpus_a} and {corpus_b} "
-                f"(class {cls}) against this control.")
+        st.info(f"No other run has paired {common.md_text(measure)} deltas on both "
+                f"{common.md_text(corpus_a)} and {common.md_text(corpus_b)} (class {cls}) against "
+                "this control.")
         return
-    st.subheader(f"Arms: Δ on {corpus_a} vs Δ on {corpus_b} ({cls})")
+    st.subheader(f"Arms: Δ on {common.md_text(corpus_a)} vs Δ on {common.md_text(corpus_b)} "
+                 f"({cls})")
     common.tier_badge(view, arms["tier"])
     _scatter(arms, corpus_a, corpus_b, measure)
     summary = tables.live_summary(arms, corpus_a, corpus_b)

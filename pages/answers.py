@@ -81,7 +81,7 @@ def _empty(view: str) -> None:
                 "sidebar to see internal rows.")
         return
     if not common.load("health")["runs"]:
-        common.guidance(f"The warehouse at `{common.db_path()}` holds no runs yet.")
+        common.guidance(f"The warehouse at {common.md_code(common.db_path())} holds no runs yet.")
         return
     st.info("No answers run is stored yet. Answer the synthetic corpus's aggregation queries "
             "(each run is ingested as it is written):")
@@ -90,15 +90,15 @@ def _empty(view: str) -> None:
 
 def _tables(view: str, rows: pd.DataFrame) -> None:
     for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
-        st.subheader(corpus)
+        st.subheader(common.md_text(corpus))
         part = rows[rows["corpus"] == corpus]
         for doc_id in part["document_id"].unique():
             mine = part[part["document_id"] == doc_id]
             first = mine.iloc[0]
             path = ("production path" if first["is_production_path"]
                     else "not the production path")
-            st.markdown(f"**{first['answerer']}** answerer · {path} · document "
-                        f"`{doc_id[:12]}`  \n"
+            st.markdown(f"**{common.md_text(first['answerer'])}** answerer · {path} · document "
+                        f"{common.md_code(doc_id[:12])}  \n"
                         f"Policy: {policy_text(first['count_tolerance'], first['set_credit'])}")
             common.tier_badge(view, mine["tier"])
             st.dataframe(rule_table(mine), hide_index=True, width="stretch")
@@ -118,10 +118,12 @@ def _drill_down(view: str, runs: pd.DataFrame) -> None:
     run = runs[runs["document_id"] == chosen].iloc[0]
     with st.expander("The answerer and every scoring rule of this run"):
         info = json.loads(run["answerer_info"])
-        st.markdown(f"**{run['answerer']}**: {info.get('description', '')}; production path: "
+        st.markdown(f"**{common.md_text(run['answerer'])}**: "
+                    f"{common.md_text(info.get('description', ''))}; production path: "
                     f"{'yes' if run['is_production_path'] else 'no'}; model: "
-                    f"{info.get('model') or 'none'}; row limit {info.get('row_limit')}.")
-        st.markdown("\n".join(f"- `{k}`: {v}"
+                    f"{common.md_text(info.get('model') or 'none')}; row limit "
+                    f"{common.md_text(info.get('row_limit'))}.")
+        st.markdown("\n".join(f"- {common.md_code(k)}: {common.md_text(v)}"
                               for k, v in sorted(json.loads(run["policy"]).items())))
     details = common.load("answer_details", chosen, view)
     if misses_only:

@@ -65,20 +65,22 @@ def render() -> None:
     st.dataframe(styled, hide_index=True, width="stretch",
                  column_config={"why": st.column_config.TextColumn(width="large")})
     counts = pd.Series([s["state"] for s in statuses]).value_counts()
-    st.caption(" · ".join(f"{tables.STATE_ICONS.get(k, '')} {k}: {v}" for k, v in counts.items())
+    st.caption(" · ".join(f"{tables.STATE_ICONS.get(k, '')} {common.md_text(k)}: {v}"
+                          for k, v in counts.items())
                + ". Expired: the newest run of the arm differs in corpus, embedding model, arm, "
                  "reranker or stage. Degenerate: nothing usable could be certified. Alarm: the "
                  "monitor has ruled out the promised rate on the observed queries.")
 
     for r, s in zip(certs.itertuples(index=False), statuses):
-        title = (f"{tables.STATE_ICONS.get(s['state'], '')} {s['state']}: {r.type} certificate "
-                 f"{r.certificate_id[:12]} on {r.corpus}")
+        title = (f"{tables.STATE_ICONS.get(s['state'], '')} {common.md_text(s['state'])}: "
+                 f"{common.md_text(r.type)} certificate {common.md_text(r.certificate_id[:12])} "
+                 f"on {common.md_text(r.corpus)}")
         with st.expander(title):
-            st.markdown(f"**{s['state']}**: {s['why']}")
-            st.caption(s["monitor"])
+            st.markdown(f"**{common.md_text(s['state'])}**: {common.md_text(s['why'])}")
+            st.caption(common.md_text(s["monitor"]))
             current = "none stored" if common.missing(r.current_run_id) else (
-                f"{r.current_control_name} · {r.current_run_id[:12]}")
-            st.markdown(f"Issued as **{r.status}** · seed {r.seed} · splits "
+                f"{common.md_text(r.current_control_name)} · {common.md_text(r.current_run_id[:12])}")
+            st.markdown(f"Issued as **{common.md_text(r.status)}** · seed {r.seed} · splits "
                         f"{r.split_tune} / {r.split_calibrate} / {r.split_heldout} (tune / "
                         f"calibrate / held out) · checked against run {current}")
             if s["changes"]:
@@ -87,7 +89,7 @@ def render() -> None:
                     "certified": json.dumps(c["was"], sort_keys=True),
                     "now": json.dumps(c["now"], sort_keys=True)} for c in s["changes"]]),
                     hide_index=True, width="stretch")
-            st.caption(f"Issued reason: {r.reason}")
+            st.caption(f"Issued reason: {common.md_text(r.reason)}")
 
     ppi = common.load("ppi_results", view)
     if not ppi.empty:

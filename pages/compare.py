@@ -42,7 +42,7 @@ def render() -> None:
     st.dataframe(tables.outcome_counts(pair), hide_index=True, width="stretch",
                  column_config={"mean Δ": st.column_config.NumberColumn(format="%+.4f")})
 
-    st.subheader(f"Per query: {measure}")
+    st.subheader(f"Per query: {common.md_text(measure)}")
     common.tier_badge(view, pair["tier"])
     data = pair.dropna(subset=["value_a", "value_b"]).assign(
         query_class=lambda f: f["query_class"].fillna("(no class)"))

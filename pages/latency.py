@@ -93,7 +93,8 @@ def render() -> None:
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
                  alt.Tooltip("ms:Q", format=".3f"), alt.Tooltip("created_at:T")])
     st.altair_chart(area + line, width="stretch")
-    st.caption(f"{int(arm_band['runs'].max()) if len(arm_band) else 0} run(s) of {arm}; the "
+    st.caption(f"{int(arm_band['runs'].max()) if len(arm_band) else 0} run(s) of "
+               f"{common.md_text(arm)}; the "
                "band spans every run so far.")
 
 

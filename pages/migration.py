@@ -33,7 +33,7 @@ def render() -> None:
     frame = common.load("migration_decisions", view)
     health = common.load("health")
     if frame.empty and not health["runs"] and not health["rows"]["documents"]:
-        common.guidance(f"The warehouse at `{common.db_path()}` holds no runs yet.")
+        common.guidance(f"The warehouse at {common.md_code(common.db_path())} holds no runs yet.")
     elif frame.empty:
         st.info(f"No migration decision is visible in the {view} view. Measure one and it is "
                 "ingested:")
@@ -65,23 +65,25 @@ def render() -> None:
                    "Intervals: paired ratio bootstrap over queries. ARR is not comparable "
                    "across model pairs; read it with the gain.")
         for r in frame.itertuples(index=False):
-            title = (f"{r.decision} · {r.eval_tier} · {r.old_model} -> {r.new_model} on "
-                     f"{r.corpus}")
+            text = common.md_text
+            title = (f"{text(r.decision)} · {text(r.eval_tier)} · {text(r.old_model)} -> "
+                     f"{text(r.new_model)} on {text(r.corpus)}")
             with st.expander(title):
-                st.markdown(f"**{r.decision}** (rule `{r.rule}`): {r.reason}.")
-                st.caption(f"{r.eval_tier}: {TIER_MEANING.get(r.eval_tier, '')}. "
+                st.markdown(f"**{text(r.decision)}** (rule {common.md_code(r.rule)}): "
+                            f"{text(r.reason)}.")
+                st.caption(f"{text(r.eval_tier)}: {TIER_MEANING.get(r.eval_tier, '')}. "
                            f"{int(r.n_queries)} queries over {int(r.index_documents)} documents, "
                            f"recall@{int(r.k)}, oracle recall {common.fmt(r.oracle_recall)}; "
                            f"{r.confidence:.0%} intervals, {int(r.resamples)} resamples, seed "
-                           f"{int(r.seed)}; adapter {r.adapter} "
+                           f"{int(r.seed)}; adapter {text(r.adapter)} "
                            f"({int(r.adapter_parameters)} parameters).")
                 if not common.missing(r.unadapted_reason):
-                    st.caption(f"Unadapted baseline n/a: {r.unadapted_reason}.")
+                    st.caption(f"Unadapted baseline n/a: {text(r.unadapted_reason)}.")
                 if r.straddles is not None and len(r.straddles):
-                    st.warning("The interval straddles: " + ", ".join(r.straddles))
+                    st.warning("The interval straddles: " + ", ".join(map(text, r.straddles)))
                 if not common.missing(r.situation):
-                    st.caption(f"What the pair stands for: {r.situation}.")
-                st.caption(f"OLD {r.old_label} · NEW {r.new_label}")
+                    st.caption(f"What the pair stands for: {text(r.situation)}.")
+                st.caption(f"OLD {text(r.old_label)} · NEW {text(r.new_label)}")
     st.subheader("Decision thresholds")
     st.dataframe(pd.DataFrame([{"threshold": k, "value": v} for k, v in THRESHOLDS.items()]),
                  hide_index=True, width="stretch")

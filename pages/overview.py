@@ -32,7 +32,8 @@ def render() -> None:
     tiers = ["A"] if view == "publishable" else sorted(by_tier)
     meaning = {"A": "publishable", "B": "internal only", "C": "unobtainable"}
     lines = [f"**Tier {t}** ({meaning.get(t, 'unknown')}): "
-             + (", ".join(f"`{n}`" for n in by_tier.get(t, [])) or "none") for t in tiers]
+             + (", ".join(common.md_code(n) for n in by_tier.get(t, [])) or "none")
+             for t in tiers]
     st.markdown("  \n".join(lines))
 
     st.subheader("Latest runs")

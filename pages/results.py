@@ -82,7 +82,7 @@ def render() -> None:
                   if control is not None else "."))
     for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
         part = rows[rows["corpus"] == corpus]
-        st.subheader(corpus)
+        st.subheader(common.md_text(corpus))
         common.tier_badge(view, part["tier"])
         part_deltas = None if deltas is None else deltas[deltas["corpus"] == corpus]
         st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control),
@@ -100,7 +100,7 @@ def render() -> None:
                      column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                                     for c in ("value", "lower", "upper")})
         if deltas is not None and not deltas.empty:
-            st.markdown(f"Against **{labels.get(control, control)}**")
+            st.markdown(f"Against **{common.md_text(labels.get(control, control))}**")
             common.tier_badge(view, deltas["tier"])
             # no mark beside a delta that is not comparable, even from an old stored test
             marked = deltas["comparable"].astype(bool)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -32,21 +31,37 @@ def cmd_ingest(args) -> int:
 
     from pathlib import Path
 
+    from harness.core import interrupts
     from warehouse import ingest_document, ingest_results
     from warehouse.errors import IngestRefused
 
-    status = OK
+    status, stored = OK, 0
     bar = tqdm(args.results_dirs, desc="ingest", unit="run", file=sys.stderr,
-               disable=len(args.results_dirs) < 2)
+               disable=True if len(args.results_dirs) < 2 else None)  # None: a terminal only
     for results_dir in bar:
         try:
             ingest = ingest_document if Path(results_dir).is_file() else ingest_results
             report = ingest(results_dir, db_path=args.db)
-        except IngestRefused as exc:
+        except BaseException as exc:
+            if interrupts.received():  # whatever the interrupt became on its way out
+                bar.close()
+                earlier = (f" ({stored} given before it {'was' if stored == 1 else 'were'} "
+                           "stored whole)") if stored else ""
+                print(f"interrupted: nothing of {results_dir} was stored{earlier}",
+                      file=sys.stderr)
+                return INTERRUPTED
+            if not isinstance(exc, IngestRefused):
+                raise
             bar.write(f"refused {results_dir}: {exc}", file=sys.stderr)
             status = REFUSED
             continue
+        stored += 1
         bar.write(report.message, file=sys.stdout)
+        if interrupts.take_late():  # it came during the COMMIT, which went through
+            bar.close()
+            print(f"interrupted: stopped after {results_dir}, which was stored whole; nothing "
+                  "after it was stored", file=sys.stderr)
+            return INTERRUPTED
     return status
 
 
@@ -80,27 +95,57 @@ def _export_args(p) -> None:
     _db(p)
 
 
-def _write_atomic(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    if isinstance(data, bytes):
-        tmp.write_bytes(data)
-    else:
-        tmp.write_text(data, encoding="utf-8")
-    os.replace(tmp, path)
+def _export_targets(args):
+    """``(table path, sidecar path)`` after refusing any that would replace an input (the
+    warehouse, its write-ahead log or lock file) or something this product did not write:
+    an existing table is replaced only when its sidecar is an export's provenance."""
+    from harness.core.outputs import check_file
+    from warehouse.db import resolve_path
+
+    db = resolve_path(args.db)
+    inputs = [("the warehouse", db), ("the warehouse's write-ahead log", f"{db}.wal"),
+              ("the warehouse's lock file", f"{db}.lock")]
+    out = Path(args.out)
+    sidecar = out.with_name(out.name + PROVENANCE_SUFFIX)
+    table = check_file(out, recognise=lambda p: _is_provenance(
+        p.with_name(p.name + PROVENANCE_SUFFIX)), what=f"{args.fmt} export", inputs=inputs)
+    side = check_file(sidecar, recognise=_is_provenance, what="provenance sidecar",
+                      inputs=inputs)
+    return table, side
+
+
+#: the provenance sidecar written beside every export file
+PROVENANCE_SUFFIX = ".provenance.json"
+
+
+def _is_provenance(path: Path) -> bool:
+    """An export's provenance sidecar (its view, filters, runs and corpora)."""
+    from warehouse.queries import VIEWS
+
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 64 << 20:
+            return False
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("view") in VIEWS and \
+        {"filters", "runs", "corpora", "schema_version"} <= set(doc)
 
 
 def cmd_export(args) -> int:
     from harness.core.canonical import canonical_json
+    from harness.core.outputs import write_files
     from warehouse.exports import build_export, render
 
+    table, sidecar = _export_targets(args)  # before the warehouse is read
     export = build_export(args.view, args.runs, args.corpora, args.classes, args.measures,
                           db_path=args.db)
-    out = Path(args.out)
-    _write_atomic(out, render(export, args.fmt))
-    sidecar = out.with_name(out.name + ".provenance.json")
-    _write_atomic(sidecar, canonical_json(export.provenance))
-    print(f"wrote {out} ({len(export.table)} rows, view {args.view}) and {sidecar}")
+    table, sidecar = _export_targets(args)  # as they are now, just before they are written
+    # the last step: a Ctrl-C while the two files are put in place lets them finish
+    write_files([(table, render(export, args.fmt)), (sidecar, canonical_json(export.provenance))],
+                reraise=False)
+    print(f"wrote {args.out} ({len(export.table)} rows, view {args.view}) and "
+          f"{Path(args.out).with_name(Path(args.out).name + PROVENANCE_SUFFIX)}")
     return OK
 
 
@@ -133,23 +178,42 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from harness.core import interrupts
     from warehouse.errors import WarehouseError
 
-    try:
-        code = args._run(args)
-        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
-        return code
-    except ValueError as exc:  # refused input, unknown run, refused export
-        print(f"error: {exc}", file=sys.stderr)
-        return REFUSED
-    except WarehouseError as exc:  # busy, missing, schema out of date
-        print(f"error: {exc}", file=sys.stderr)
-        return FAILED
-    except BrokenPipeError:
-        from harness.core.commands import pipe_closed
+    with interrupts.watching():
+        try:
+            code = args._run(args)
+            sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+            if interrupts.take_late():  # came while finished files were put in place
+                print("interrupted: what is reported above was completed and kept",
+                      file=sys.stderr)
+                return INTERRUPTED
+            return code
+        except BaseException as exc:
+            if (interrupts.received() or isinstance(exc, KeyboardInterrupt)) \
+                    and not isinstance(exc, SystemExit):
+                print(f"interrupted: {INTERRUPTED_NOTE.get(args.command, NOTHING_KEPT)}",
+                      file=sys.stderr)
+                return INTERRUPTED
+            if isinstance(exc, ValueError):  # refused input, unknown run, refused export
+                print(f"error: {exc}", file=sys.stderr)
+                return REFUSED
+            if isinstance(exc, (WarehouseError, OSError)) and \
+                    not isinstance(exc, BrokenPipeError):  # busy, missing, schema, disk
+                print(f"error: {exc}", file=sys.stderr)
+                return FAILED
+            if isinstance(exc, BrokenPipeError):
+                from harness.core.commands import pipe_closed
 
-        return pipe_closed()
-    except KeyboardInterrupt:
-        print("interrupted: the open transaction was rolled back; nothing half-written was kept",
-              file=sys.stderr)
-        return INTERRUPTED
+                return pipe_closed()
+            raise
+
+
+NOTHING_KEPT = "the open transaction was rolled back; nothing half-written was kept"
+#: what an interrupted command says it left
+INTERRUPTED_NOTE = {
+    "ingest": "nothing was stored",
+    "export": "nothing was written",
+    "migrate": "the migration under way was rolled back; those applied before it stay",
+}

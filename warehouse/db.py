@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from harness.core import settings
+from harness.core import interrupts, settings
 from warehouse import schema
-from warehouse.errors import WarehouseBusy, WarehouseMissing, translate
+from warehouse.errors import WarehouseBusy, WarehouseMissing, is_interrupt, translate
 from warehouse.lock import WriterLock, describe_holder
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,10 @@ class Connection:
             return self.raw.execute(sql, params) if params is not None else self.raw.execute(sql)
         except duckdb.Error as exc:
             raise translate(exc, self.path) from exc
+        except RuntimeError as exc:  # how DuckDB reports a Ctrl-C that cut a query short
+            if is_interrupt(exc):
+                raise KeyboardInterrupt from None
+            raise
 
     def execute(self, sql: str, params=None) -> None:
         self._run(sql, params)
@@ -77,6 +81,10 @@ class Connection:
             return self._run(sql, params).fetchall()
         except duckdb.Error as exc:
             raise translate(exc, self.path) from exc
+        except RuntimeError as exc:
+            if is_interrupt(exc):
+                raise KeyboardInterrupt from None
+            raise
 
     def query_one(self, sql: str, params=None):
         rows = self.query_all(sql, params)
@@ -89,6 +97,10 @@ class Connection:
             return self._run(sql, params).df()
         except duckdb.Error as exc:
             raise translate(exc, self.path) from exc
+        except RuntimeError as exc:
+            if is_interrupt(exc):
+                raise KeyboardInterrupt from None
+            raise
 
     @contextmanager
     def transaction(self) -> Iterator["Connection"]:
@@ -103,7 +115,8 @@ class Connection:
             except Exception as exc:  # the original error matters more; the file is intact
                 log.warning("rollback after a failed transaction on %s: %s", self.path, exc)
             raise
-        self.execute("COMMIT")
+        with interrupts.deferred():  # a COMMIT is never cut in two: Ctrl-C waits for it
+            self.execute("COMMIT")
 
     def insert_frame(self, table: str, frame) -> int:
         """Bulk-insert a pyarrow Table or pandas DataFrame whose column names are ``table``'s
@@ -121,8 +134,13 @@ class Connection:
             raise translate(exc, self.path) from exc
         try:
             self.execute(f"INSERT INTO {identifier(table)} ({cols}) SELECT {cols} FROM {view}")
-        finally:
-            self.raw.unregister(view)
+        except BaseException:
+            try:  # an interrupted INSERT aborts the transaction: unregistering then fails
+                self.raw.unregister(view)
+            except Exception as exc:
+                log.debug("unregister %s after a failed insert: %s", view, exc)
+            raise
+        self.raw.unregister(view)
         return len(frame)
 
 

@@ -55,6 +55,11 @@ class ExportRefused(WarehouseError, ValueError):
 _LOCK_PID = re.compile(r"PID (\d+)")
 
 
+def is_interrupt(exc: BaseException) -> bool:
+    """DuckDB's report of a query cut short by Ctrl-C (a plain ``RuntimeError``)."""
+    return isinstance(exc, RuntimeError) and str(exc).strip().lower() == "query interrupted"
+
+
 def translate(exc: Exception, path) -> WarehouseError:
     """The warehouse exception for a database error raised while working on ``path``."""
     import duckdb

@@ -9,6 +9,7 @@ and rows go in through Arrow (register + INSERT ... SELECT), never one by one.
 from __future__ import annotations
 
 import logging
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Mapping
@@ -16,6 +17,7 @@ from typing import Callable, Mapping
 from harness.core.formats import FormatError
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
 from warehouse import schema, tables
+from harness.core import interrupts
 from warehouse.db import Connection, connect, identifier, resolve_path
 from warehouse.errors import IngestRefused
 from warehouse.load import PreparedRun, document_identity, load_document, load_results, refuse
@@ -106,7 +108,8 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
 
     path = resolve_path(db_path)
     rid, name = prepared.run_id, prepared.control_name
-    with connect(path, read_only=False, check_schema=False, timeout=timeout) as conn:
+    with ExitStack() as committed, \
+            connect(path, read_only=False, check_schema=False, timeout=timeout) as conn:
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM runs WHERE run_id = ?", [rid]):
             added = _backfill(conn, prepared)
@@ -127,14 +130,17 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
             _insert_files(conn, rid, prepared.files)
             if in_transaction_hook is not None:
                 in_transaction_hook(rid)
-    parts = [f"{counts.get(t, 0)} {label}" for t, label in _LABELS.items()]
-    message = f"ingested run {rid[:12]} ({name}) into {path}: " + ", ".join(parts)
-    if prepared.extras:
-        message += f"; extra files {[n for n, _ in prepared.extras]}"
-    if prepared.unhandled:
-        message += f"; kept only as checksums (no handler): {prepared.unhandled}"
-    log.info(message)
-    return IngestReport(rid, True, message, rows=counts, db_path=str(path))
+            # from the COMMIT on, Ctrl-C waits until this function returns: the run is then
+            # stored whole and the caller says so (harness.core.interrupts.take_late)
+            committed.enter_context(interrupts.deferred(reraise=False))
+        parts = [f"{counts.get(t, 0)} {label}" for t, label in _LABELS.items()]
+        message = f"ingested run {rid[:12]} ({name}) into {path}: " + ", ".join(parts)
+        if prepared.extras:
+            message += f"; extra files {[n for n, _ in prepared.extras]}"
+        if prepared.unhandled:
+            message += f"; kept only as checksums (no handler): {prepared.unhandled}"
+        log.info(message)
+        return IngestReport(rid, True, message, rows=counts, db_path=str(path))
 
 
 def ingest_results(results_dir, db_path=None) -> IngestReport:
@@ -193,7 +199,7 @@ def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
     run_id = runs[0] if len(runs) == 1 else None
     corpus = claim.corpus_label()
     path = resolve_path(db_path)
-    with connect(path, read_only=False, check_schema=False) as conn:
+    with ExitStack() as committed, connect(path, read_only=False, check_schema=False) as conn:
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM documents WHERE document_id = ?", [doc_id]):
             return IngestReport(doc_id, False, f"{kind} document {doc_id[:12]} is already in "
@@ -208,7 +214,8 @@ def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
             rows = tables.store(conn, claim, doc_id, stamp)
             if in_transaction_hook is not None:
                 in_transaction_hook(doc_id)
-    message = f"ingested {kind} document {doc_id[:12]} (tier {tier}) into {path}"
-    log.info(message)
-    return IngestReport(doc_id, True, message, kind=kind, rows={"documents": 1, "rows": rows},
-                        db_path=str(path))
+            committed.enter_context(interrupts.deferred(reraise=False))  # as in store()
+        message = f"ingested {kind} document {doc_id[:12]} (tier {tier}) into {path}"
+        log.info(message)
+        return IngestReport(doc_id, True, message, kind=kind, rows={"documents": 1, "rows": rows},
+                            db_path=str(path))

@@ -2,8 +2,9 @@
 
 Cell escaping is per format: CSV text cells that a spreadsheet would run as a formula
 (leading ``=``, ``+``, ``-``, ``@``, tab or carriage return; OWASP's CSV-injection advice)
-get a leading apostrophe; LaTeX's special characters are escaped; Markdown pipes are
-escaped and newlines flattened.  Numbers are written as numbers, never as text.
+get a leading apostrophe; LaTeX's special characters are escaped; Markdown cells have HTML
+escaped to entities and inline markup (pipes, backticks, emphasis, links) backslash-escaped,
+newlines flattened.  Numbers are written as numbers, never as text.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 from typing import Callable
 
 from harness.core.canonical import canonical_float
+from harness.core.markdown import md_escape
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -36,7 +38,9 @@ def escape_latex(text: str) -> str:
 
 
 def escape_md(text: str) -> str:
-    return text.replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    """A cell or provenance line as literal Markdown: HTML escaped to entities, inline markup
+    backslash-escaped, line breaks flattened (:func:`harness.core.markdown.md_escape`)."""
+    return md_escape(text)
 
 
 def _is_number(value) -> bool:

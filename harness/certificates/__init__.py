@@ -18,7 +18,7 @@ Modules (each small, each citing its paper):
   (Gibbs & Candes 2021);
 * :mod:`~harness.certificates.ppi` -- prediction-powered inference for judge scores
   (Angelopoulos et al. 2023, PPI++);
-* :mod:`~harness.certificates.build` and :mod:`~harness.certificates.documents` -- the
+* :mod:`~harness.certificates.build` and :mod:`harness.claims.certificate` -- the
   certificate and PPI JSON documents (``kind`` ``certificate`` / ``ppi``).
 
 Importing this package imports nothing else.

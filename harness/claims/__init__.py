@@ -26,7 +26,7 @@ migration      migration.json           harness migrate
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from harness.claims.agreement import AgreementClaim
 from harness.claims.answers import AnswersClaim
@@ -40,7 +40,8 @@ from harness.claims.metrics import MetricsClaim
 from harness.claims.migration import MigrationClaim
 from harness.claims.power import PowerClaim
 from harness.claims.ppi import PpiClaim
-from harness.core.formats import FormatError, _atomic_write_text, read_json_object
+from harness.core.formats import FormatError, read_json_object
+from harness.core.outputs import is_document, write_file
 
 #: every kind, in the order of the table above
 ALL_KINDS: tuple[type[Claim], ...] = (
@@ -86,12 +87,16 @@ def read_claim(path, kind: type[Claim] | None = None) -> Claim:
     return found.from_dict(doc, str(path))
 
 
-def write_claim(path, doc: Claim | Mapping) -> Path:
-    """Check ``doc`` as the kind it names and write it as canonical JSON, atomically
-    (a reader sees the old file or the new one, never half of one)."""
+def write_claim(path, doc: Claim | Mapping, *, flag: str = "--out",
+                inputs: Iterable[tuple[str, object]] = ()) -> Path:
+    """Check ``doc`` as the kind it names and write it as canonical JSON, atomically (a
+    reader sees the old file or the new one, never half of one).  An existing file is
+    replaced only when it is empty or a document of the same kind, and never when it is one
+    of ``inputs`` (``(label, path)`` pairs named in the refusal; :mod:`harness.core.outputs`)."""
     claim = doc if isinstance(doc, Claim) else claim_from_dict(doc, str(path))
-    _atomic_write_text(path, claim.canonical_json())
-    return Path(path)
+    kind = type(claim).KIND
+    return write_file(path, claim.canonical_json(), recognise=is_document(kind),
+                      what=f"{kind} document", flag=flag, inputs=inputs)
 
 
 __all__ = ["ALL_KINDS", "DOCUMENT_KINDS", "KINDS", "RESULTS_FILES", "Claim", "ClaimError",

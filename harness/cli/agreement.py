@@ -46,6 +46,13 @@ def run(args) -> int:
     if args.runs:
         raise ValueError("--runs goes with --emit-manifest; with --manifest the runs are in the manifest")
     path = Path(args.manifest)
+    inputs = [("--manifest", path)]
+    if args.out:
+        from harness.core.outputs import check_file, is_document
+        from harness.claims import AgreementClaim
+
+        check_file(args.out, recognise=is_document(AgreementClaim.KIND), what="agreement document",
+                   inputs=inputs)
     manifest = load_manifest(path)
     arms, corpora, measure = arms_from_manifest(manifest, path.parent, measure=args.measure,
                                                 query_class=args.query_class, corpora=args.corpora)
@@ -54,7 +61,7 @@ def run(args) -> int:
     if args.out:
         from harness.claims import write_claim
 
-        write_claim(args.out, doc)
+        write_claim(args.out, doc, inputs=inputs)
     if args.json:
         print(canonical_json(doc), end="")
     else:

@@ -48,6 +48,9 @@ def run(args) -> int:
     from harness.core.canonical import canonical_json
     from ingestion import load_corpus
 
+    from harness.evaluation.results import check_out_directory
+
+    check_out_directory(args.out)  # before the store is filled
     policy = AnswerPolicy(args.answer_count_tolerance, args.answer_set_credit)
     answerer = make_answerer(args.answerer, row_limit=args.row_limit or ROW_LIMIT)
     progress = not args.no_progress

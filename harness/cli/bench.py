@@ -139,10 +139,22 @@ def run_gate(args) -> int:
         raise ValueError("--gate needs --gate-threshold")
     if args.gate == "regression" and not args.gate_control:
         raise ValueError("--gate regression needs --gate-control DIR (a recorded control run)")
-    control = None
+    if args.summary:
+        from harness.core.outputs import check_appendable
+
+        check_appendable(args.summary)  # before anything is indexed
+    if args.gate_out:
+        from harness.core.outputs import check_file, is_document
+        from harness.claims import GateClaim
+
+        check_file(args.gate_out, recognise=is_document(GateClaim.KIND), what="gate document",
+                   flag="--gate-out", inputs=[("--gate-control", args.gate_control)])
+    control = control_claim = None
     if args.gate_control:
+        from harness.evaluation.results import load_metrics
         from harness.evaluation.runs import recorded_values
 
+        control_claim = load_metrics(args.gate_control)  # compared once the index is open
         control = recorded_values(args.gate_control, args.gate_corpus, args.gate_class,
                                   args.gate_measure)[1]
     args.out = args.out or args.control_name or "gated-run"
@@ -150,7 +162,9 @@ def run_gate(args) -> int:
     gate = GateOptions(policy=args.gate, measure=args.gate_measure,
                        threshold=args.gate_threshold, corpus=args.gate_corpus,
                        query_class=args.gate_class, control=control, alpha=args.gate_alpha,
-                       seed=args.gate_seed, budget=args.gate_budget)
+                       seed=args.gate_seed, budget=args.gate_budget,
+                       control_claim=control_claim,
+                       control_source=f"{args.gate_control}/metrics.json")
     outcome = run_gated(cfg, gate)
     summary = gate_summary(outcome.result, internal=args.summary_internal)
     print(summary, end="")
@@ -158,11 +172,14 @@ def run_gate(args) -> int:
     if args.gate_out:
         from harness.claims import write_claim
 
-        write_claim(args.gate_out, outcome.result.to_dict())
+        write_claim(args.gate_out, outcome.result.to_dict(), flag="--gate-out",
+                    inputs=[("--gate-control", args.gate_control)])
     target = args.summary or settings.step_summary()
     if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
+        from harness.core.outputs import append_text
+
+        append_text(target, summary + "\n",
+                    flag="--summary" if args.summary else "$GITHUB_STEP_SUMMARY")
     return 0 if outcome.result.passed else 1
 
 
@@ -180,6 +197,9 @@ def run(args) -> int:
             return EXIT_MIXED_EMBEDDINGS
     if not args.out:
         raise ValueError("--out is required (the results directory to write)")
+    from harness.evaluation.results import check_out_directory
+
+    check_out_directory(args.out)  # before anything is indexed
     cfg = from_args(args)
     control = None
     if cfg.compare:

@@ -39,14 +39,19 @@ def run(args) -> int:
     from harness.evaluation.runs import load_pool
     from harness.claims import write_claim
 
+    from harness.core.outputs import check_file, is_document
+
     fractions = _fractions(args.splits)
+    inputs = [("--run", d) for d in args.run]
+    check_file(args.out, recognise=is_document("certificate"), what="certificate document",
+               inputs=inputs)
     pool = load_pool(args.run)
     if args.type == "coverage":
         doc = build_coverage_certificate(pool, alpha=args.alpha, seed=args.seed, fractions=fractions)
     else:
         doc = build_risk_certificate(pool, target=args.risk_target, delta=args.delta,
                                      seed=args.seed, context_k=args.context_k, fractions=fractions)
-    write_claim(args.out, doc)
+    write_claim(args.out, doc, inputs=inputs)
     splits = doc["splits"]
     print(f"{doc['type']} certificate: {doc['status'].upper()}  "
           f"(queries: {splits['tune']} tune / {splits['calibrate']} calibrate / "

@@ -2,10 +2,9 @@
 
 1. the synthetic meeting corpus (``python -m ingestion synth``, cached by seed), and the
    QMSum validation split when it lies beside the repository (``../shared/data/qmsum-val``)
-   or ``--qmsum-dir`` names it (tier A through upstream's MIT LICENSE file beside its
-   ``data/`` folder, or a fetch manifest: ``python -m ingestion fetch --corpus qmsum
-   --from-dir PATH``; without either it is tier B, and so is every number of the demo:
-   the demo says so);
+   or ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the
+   registry pins for the upstream commit; a copy with an edited or foreign meeting is tier
+   B, and so is every number of the demo: the demo says so);
 2. a family of arms with ``harness bench`` over both corpora in one index: BM25, dense,
    hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
    30, one normalization arm, plus the control at file granularity for a certificate;
@@ -41,6 +40,7 @@ import time
 from pathlib import Path
 
 from harness.core import settings
+from harness.evaluation.results import DEMO_INPUTS
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,8 @@ ARMS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
 AGREEMENT_MEASURE = "nDCG@10"
 AGREEMENT_CLASSES = ("all", "lookup")
 STATIC_MODEL = "minilm-static-256"
-STAMP = ".demo-inputs.json"
+#: an arm's inputs, kept in its results directory (replaced with it: never foreign there)
+STAMP = DEMO_INPUTS
 SEED = 0
 #: the answerers run over the synthetic corpus's aggregation queries: the instrument's
 #: control and the honest floor (docs/answers.md)

@@ -9,6 +9,10 @@ too for ``regression``, and for ``--qrels`` from ``--licence`` as in ``harness s
 (unknown: B).  A CI step summary is often public, so the summary of a slice that is not
 tier A shows the verdict only and withholds every measured number, unless
 ``--summary-internal`` is given.
+
+A ``--control`` that measured something else (another index, granularity, engine, relevance
+policy, corpus checksum or tier) is refused as ``harness intervals`` refuses it
+(:func:`harness.stats.randomization.refuse_incomparable`).
 """
 
 from __future__ import annotations
@@ -117,13 +121,44 @@ def slice_tier(metrics, corpus: str) -> str:
     return most_restrictive_tier(tiers.get(name, "B") for name in corpus.split("+"))
 
 
-def _control_values(args, corpus) -> tuple[dict, str]:
-    """The control's values on the slice, keyed by ``(corpus, query_id)``, and their tier."""
+def qrels_claim(args, corpus: str, tier: str) -> dict:
+    """What ``harness score`` records about a qrels and run pair, as far as comparability
+    reads it (engine, relevance policy, the corpus and its checksum, no index): a control is
+    compared with this as with a results directory's metrics.json."""
+    from harness.core.canonical import sha256_file
+    from harness.core.measures import resolve
+    from harness.evaluation.scoring import metric_engine_block
+
+    return {
+        "control_name": f"{Path(args.qrels).name} x {Path(args.run).name}",
+        "corpora": [{"name": corpus, "version": None, "licence": args.licence, "tier": tier,
+                     "sha256": sha256_file(args.qrels)}],
+        "index": None,
+        "retrieval": {"source": "run file", "run_sha256": sha256_file(args.run),
+                      "preserve_order": args.preserve_order},
+        "metric_engine": metric_engine_block(resolve([args.measure]), args.preserve_order),
+        "relevance_policy": {"graded_from": "qrels", "gain": "linear",
+                             "binary": args.binary_relevance,
+                             "relevance_high": None, "relevance_low": None,
+                             "negative_labels": "judged non-relevant (relevance 0)"},
+    }
+
+
+def _control_values(args, corpus, claim: dict, claim_source: str) -> tuple[dict, str]:
+    """The control's values on the slice, keyed by ``(corpus, query_id)``, and their tier,
+    after refusing a control that measured something else than ``claim`` (the same rules as
+    ``harness intervals``: :func:`harness.stats.randomization.refuse_incomparable`)."""
+    from harness.claims.metrics import METRICS_JSON
     from harness.evaluation.results import load_metrics
     from harness.evaluation.runs import recorded_values
+    from harness.stats.randomization import refuse_incomparable
 
+    control = load_metrics(args.control)
+    refuse_incomparable(control, claim, control_name=str(control["control_name"]),
+                        control_source=str(Path(args.control) / METRICS_JSON),
+                        arm_name=str(claim["control_name"]), arm_source=claim_source)
     values = recorded_values(args.control, corpus, args.query_class, args.measure)[1]
-    return values, slice_tier(load_metrics(args.control), corpus)
+    return values, slice_tier(control, corpus)
 
 
 def gate_document(result, tier: str) -> dict:
@@ -139,20 +174,29 @@ def run(args) -> int:
         raise ValueError("gate needs exactly one source: --results DIR, or --qrels FILE with --run FILE")
     if bool(args.qrels) != bool(args.run):
         raise ValueError("--qrels and --run go together")
+    if args.summary:
+        from harness.core.outputs import check_appendable
+
+        check_appendable(args.summary)  # before anything is scored
     if args.policy == "regression" and not args.control:
         raise ValueError("--policy regression needs --control DIR (a recorded control run)")
     if args.results and (args.licence != "unknown" or args.tier is not None):
         raise ValueError("--licence and --tier go with --qrels: a results directory records "
                          "its corpora's licences and tiers")
     if args.results:
+        from harness.claims.metrics import METRICS_JSON
+        from harness.evaluation.results import load_metrics
+
         corpus, tier, stream = _results_stream(args)
         source = str(args.results)
+        claim, claim_source = load_metrics(args.results), str(Path(args.results) / METRICS_JSON)
     else:
         corpus, tier, stream = _qrels_stream(args)
         source = f"{args.qrels} x {args.run}"
+        claim, claim_source = qrels_claim(args, corpus, tier), source
     control = None
     if args.control:
-        control, control_tier = _control_values(args, corpus)
+        control, control_tier = _control_values(args, corpus, claim, claim_source)
         tier = most_restrictive_tier([tier, control_tier])
         if not args.results:  # qrels mode: the stream's keys are bare query ids
             control = {qid: v for (_, qid), v in control.items()}
@@ -171,6 +215,8 @@ def run(args) -> int:
         print(summary, end="")
     target = args.summary or settings.step_summary()
     if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
+        from harness.core.outputs import append_text
+
+        append_text(target, summary + "\n",
+                    flag="--summary" if args.summary else "$GITHUB_STEP_SUMMARY")
     return 0 if result.passed else 1

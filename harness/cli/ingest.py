@@ -19,11 +19,15 @@ def add_warehouse_arguments(parser) -> None:
 
 
 def _ingest(func, target, args, retry_command: str) -> None:
+    from harness.core import interrupts
+
     try:
         report = func(target, db_path=getattr(args, "db", None))
     except ValueError:
         raise  # refused input: the caller reports it as bad input
     except Exception as exc:  # busy, schema out of date: what was written stays intact
+        if interrupts.received():  # DuckDB reports a Ctrl-C as its own error
+            raise KeyboardInterrupt from None
         print(f"not ingested into the warehouse ({exc}); the files are intact, "
               f"retry later with: {retry_command}", file=sys.stderr)
         raise SystemExit(NOT_INGESTED) from None

@@ -91,7 +91,17 @@ def run(args) -> int:
                                    permutations=args.permutations, alpha=args.alpha,
                                    confidence=args.confidence, resamples=args.resamples,
                                    interval_method=args.method)
-    # every document is computed before any is written: an interrupt leaves the old files
+    # every target is checked and every document computed before any is written: a refusal
+    # or an interrupt leaves the old files
+    from harness.core.outputs import check_file, is_document
+
+    for results, _, _ in runs:
+        check_file(results / IntervalsClaim.RESULTS_FILE, recognise=is_document(IntervalsClaim.KIND),
+                   what="intervals document", flag="results directory")
+        if comparisons is not None:
+            check_file(results / ComparisonsClaim.RESULTS_FILE,
+                       recognise=is_document(ComparisonsClaim.KIND),
+                       what="comparisons document", flag="results directory")
     notes = []
     for results, _, doc in runs:
         write_claim(results / IntervalsClaim.RESULTS_FILE, doc)

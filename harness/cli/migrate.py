@@ -87,6 +87,9 @@ def run(args) -> int:
     from ingestion.chunking import chunk_corpus
     from ingestion.judgements import judge
 
+    from harness.evaluation.results import check_out_directory
+
+    check_out_directory(args.out)  # before any model is loaded
     log = logging.getLogger(__name__)
     started = time.perf_counter()
     profiles = {side: resolve_model(getattr(args, side), side,

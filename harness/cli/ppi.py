@@ -29,6 +29,11 @@ def run(args) -> int:
     from harness.certificates.ppi import ppi_document, ppi_from_files
     from harness.core.tiers import declared_tier
 
+    from harness.core.outputs import check_file, is_document
+
+    read = [("--judge", args.judge), ("--labels", args.labels)]
+    if args.out:
+        check_file(args.out, recognise=is_document("ppi"), what="ppi document", inputs=read)
     tier, evidence = declared_tier(args.licence, args.tier, args.corpus)
     if tier == "A" and not args.corpus:
         raise ValueError("tier A needs the corpus named (--corpus NAME): a publishable number "
@@ -49,6 +54,6 @@ def run(args) -> int:
     if args.out:
         doc = ppi_document(result, inputs, corpus=args.corpus, tier=tier)
         doc = with_id({**doc, "licence": args.licence, "evidence": evidence})
-        write_claim(args.out, doc)
+        write_claim(args.out, doc, inputs=read)
         print(f"wrote {args.out}")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments
 from harness.core.formats import FormatError, read_qrels, read_run, _lines
+from harness.core.markdown import md_escape
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
@@ -95,7 +96,7 @@ def run(args) -> int:
                     "run_queries_not_in_qrels": len(result.queries_not_in_qrels)},
         rows=rows,
     )
-    md = f"# {metrics.control_name}\n\n" + metrics_table(rows, [m.name for m in measures])
+    md = f"# {md_escape(metrics.control_name)}\n\n" + metrics_table(rows, [m.name for m in measures])
     out = write_results(
         args.out, metrics, metrics_md=md,
         per_query=per_query_rows(result, meta, tiers),

@@ -13,6 +13,8 @@ import logging
 import os
 import sys
 
+from harness.core import interrupts
+
 #: exit codes every command shares
 BAD_INPUT = 2
 INTERRUPTED = 130
@@ -41,20 +43,28 @@ def pipe_closed() -> int:
 
 def run_command(args) -> int:
     """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
-    nothing half-written was kept, a closed output pipe is not an error."""
+    nothing half-written was kept (whatever the interrupt became on its way out:
+    :mod:`harness.core.interrupts`), a closed output pipe is not an error."""
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
-    try:
-        code = int(args._run(args) or 0)
-        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
-        return code
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return BAD_INPUT
-    except BrokenPipeError:
-        return pipe_closed()
-    except KeyboardInterrupt:
-        print("interrupted: nothing half-written was kept", file=sys.stderr)
-        return INTERRUPTED
-
-
+    with interrupts.watching():
+        try:
+            code = int(args._run(args) or 0)
+            sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+            if interrupts.take_late():  # it came while finished work was being put in place
+                print("interrupted: what is reported above was completed and kept; nothing "
+                      "else was started", file=sys.stderr)
+                return INTERRUPTED
+            return code
+        except BaseException as exc:
+            if isinstance(exc, SystemExit):
+                raise
+            if interrupts.received() or isinstance(exc, KeyboardInterrupt):
+                print("interrupted: nothing half-written was kept", file=sys.stderr)
+                return INTERRUPTED
+            if isinstance(exc, BrokenPipeError):
+                return pipe_closed()
+            if isinstance(exc, (ValueError, FileNotFoundError)):
+                print(f"error: {exc}", file=sys.stderr)
+                return BAD_INPUT
+            raise

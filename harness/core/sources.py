@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -55,6 +57,56 @@ class Artefact:
 
 
 @dataclass(frozen=True)
+class Pins:
+    """The sha256 of every upstream artefact file of a source at one named upstream revision,
+    packaged as data (``sha256sum`` format, paths relative to the upstream root) in
+    ``harness/core/pins/``.  A copy's files are attributed the registered licence only when
+    their checksums are among these (:mod:`ingestion.evidence`)."""
+
+    #: file name under ``harness/core/pins/``
+    file: str
+    #: the upstream revision the checksums were taken at (a commit)
+    revision: str
+
+    def __post_init__(self):
+        if not self.file or "/" in self.file or self.file.startswith("."):
+            raise ValueError(f"pins file {self.file!r}: a plain file name under {PINS_DIR}")
+        if not self.revision.strip():
+            raise ValueError(f"pins file {self.file!r}: the upstream revision is empty")
+
+    @property
+    def path(self) -> Path:
+        return PINS_DIR / self.file
+
+    def checksums(self) -> dict[str, str]:
+        """``{upstream path: sha256}``, parsed (and checked) once per process."""
+        return _read_pins(self.path)
+
+
+#: where pinned checksums are packaged
+PINS_DIR = Path(__file__).resolve().parent / "pins"
+_SUMS_LINE = re.compile(r"^([0-9a-f]{64}) [ *](\S.*)$")
+
+
+@lru_cache(maxsize=None)
+def _read_pins(path: Path) -> dict[str, str]:
+    sums: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = _SUMS_LINE.match(line)
+        if match is None:
+            raise ValueError(f"{path}:{number}: expected '<sha256>  <path>' (sha256sum format)")
+        digest, name = match.groups()
+        if name in sums:
+            raise ValueError(f"{path}:{number}: path {name!r} listed twice")
+        sums[name] = digest
+    if not sums:
+        raise ValueError(f"{path}: no checksums")
+    return sums
+
+
+@dataclass(frozen=True)
 class Source:
     """One registered corpus source.  Its tier follows from ``licence``
     (:func:`harness.core.tiers.source_tier`)."""
@@ -79,6 +131,9 @@ class Source:
     unobtainable: bool = False
     #: how to obtain it when there is no direct artefact
     access: str | None = None
+    #: pinned sha256 of every upstream artefact file at a named revision: with pins, a
+    #: copy's files carry the registered licence only when their checksums match
+    pins: Pins | None = None
 
     def __post_init__(self):
         if not _NAME.match(self.name):
@@ -119,8 +174,9 @@ MEETING_SOURCES = (
         title="QMSum (query-based multi-domain meeting summarisation)",
         version=QMSUM_COMMIT,
         licence="MIT",
-        evidence=("LICENSE file at the root of the Yale-LILY/QMSum repository (MIT); the "
-                  "development copy of the validation split carries the same file"),
+        evidence=("LICENSE file at the root of the Yale-LILY/QMSum repository (MIT); a copy's "
+                  "meeting files carry it only when they match the sha256 pinned for the "
+                  "upstream commit"),
         citation=("Zhong et al. (2021). QMSum: A New Benchmark for Query-based Multi-domain "
                   "Meeting Summarization. NAACL-HLT 2021."),
         role="backbone of published meeting-retrieval numbers",
@@ -133,6 +189,8 @@ MEETING_SOURCES = (
                   "and --verify checks that copy; a clone can be registered with --from-dir")),),
         layout="qmsum",
         judgements="1,576 specific queries with gold turn ranges (relevant_text_span)",
+        # every per-meeting JSON file and LICENSE of the repository at QMSUM_COMMIT
+        pins=Pins(file="qmsum.SHA256SUMS", revision=QMSUM_COMMIT),
     ),
     Source(
         name="ami",

@@ -16,7 +16,7 @@ from harness.evaluation.results import load_metrics
 from harness.stats.agreement import DEFAULT_MEASURE, Arm
 from harness.claims.agreement import MANIFEST_KIND
 from harness.core.canonical import canonical_json
-from harness.core.formats import _atomic_write_text
+from harness.core.outputs import is_document, write_file
 
 _MANIFEST_KEYS = {"kind", "measure", "corpora", "families", "note"}
 _FAMILY_KEYS = {"name", "control", "arms", "note"}
@@ -252,7 +252,8 @@ def emit_manifest(run_dirs: Sequence, *, family: str | None = None,
     return doc
 
 
-def write_manifest(path, doc: Mapping) -> Path:
-    """Write an agreement manifest as canonical JSON, atomically."""
-    _atomic_write_text(path, canonical_json(dict(doc)))
-    return Path(path)
+def write_manifest(path, doc: Mapping, *, flag: str = "--out") -> Path:
+    """Write an agreement manifest as canonical JSON, atomically, replacing only an empty
+    file or another manifest (:mod:`harness.core.outputs`)."""
+    return write_file(path, canonical_json(dict(doc)), recognise=is_document(MANIFEST_KIND),
+                      what="agreement manifest", flag=flag)

@@ -13,7 +13,9 @@ Extra claim files (``calibration.jsonl``, ``answers.md`` ...) are passed in ``ex
 The directory is built beside its destination (``.NAME.staging-PID-TOKEN``) and renamed
 into place, so an interrupted run leaves the previous result (or nothing), never half of a
 new one.  What a killed writer leaves behind is tidied by the next write
-(:func:`recover_stale`).
+(:func:`recover_stale`).  An existing destination is replaced only when it is empty or a
+directory this product wrote holding nothing else (:func:`replaceable_files`); every directory
+written carries the marker ``.harness-output.json`` naming its files.
 """
 
 from __future__ import annotations
@@ -28,9 +30,14 @@ import socket
 from pathlib import Path
 from typing import Any, Mapping
 
+from harness.claims import ComparisonsClaim, IntervalsClaim
 from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
                                     RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
+from harness.core import interrupts
 from harness.core.canonical import canonical_line, sha256_text
+from harness.core.outputs import MARKER, check_directory, marker_files, marker_text
+
+INTERVALS_JSON, COMPARISONS_JSON = IntervalsClaim.RESULTS_FILE, ComparisonsClaim.RESULTS_FILE
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +101,48 @@ def recover_stale(out_dir) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+#: claim files other commands add to a results directory later (``harness intervals``) and
+#: the demo's record of an arm's inputs: replaced with the directory, never foreign to it
+DEMO_INPUTS = ".demo-inputs.json"
+ADDED_LATER = (INTERVALS_JSON, COMPARISONS_JSON, DEMO_INPUTS)
+#: what a results directory written before the marker existed may hold
+UNMARKED_FILES = (METRICS_JSON, METRICS_MD, PER_QUERY, RANKINGS, RUNINFO, "calibration.jsonl")
+
+
+def _written_by_this_product(runinfo: Path) -> bool:
+    """A ``runinfo.json`` as :func:`write_directory` writes it (its host record)."""
+    try:
+        if runinfo.is_symlink() or not runinfo.is_file() or runinfo.stat().st_size > 64 << 20:
+            return False
+        doc = json.loads(runinfo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    host = doc.get("host") if isinstance(doc, dict) else None
+    return isinstance(host, dict) and {"hostname", "python"} <= set(host)
+
+
+def replaceable_files(directory, new_names=()) -> set[str] | None:
+    """The names :func:`write_directory` may replace in an existing ``directory``: those its
+    marker lists (or, in a directory written before the marker, the results files and a
+    ``runinfo.json`` holding the writer's host record), the files about to be written and
+    :data:`ADDED_LATER`; None when the directory is not recognisably this product's."""
+    directory = Path(directory)
+    listed = marker_files(directory)
+    if listed is None:
+        if not _written_by_this_product(directory / RUNINFO):
+            return None
+        listed = set(UNMARKED_FILES)
+    return listed | set(new_names) | set(ADDED_LATER) | {MARKER, RUNINFO}
+
+
+def check_out_directory(out_dir, new_names=(), *, flag: str = "--out", inputs=()) -> Path:
+    """Refuse (:class:`~harness.core.outputs.OutputRefused`, exit 2) an ``out_dir`` that
+    :func:`write_directory` must not replace; the absolute path otherwise.  Commands call it
+    before any work, so a refusal costs nothing."""
+    return check_directory(out_dir, allowed=lambda d: replaceable_files(d, new_names),
+                           flag=flag, inputs=inputs)
+
+
 def write_directory(out_dir, files: Mapping[str, str],
                     runinfo: Mapping[str, Any] | None = None) -> Path:
     """Write ``files`` (plain name -> text) and ``runinfo.json`` as one directory, atomically.
@@ -101,8 +150,8 @@ def write_directory(out_dir, files: Mapping[str, str],
     Everything is written into a staging directory beside ``out_dir``, which replaces
     ``out_dir`` by rename: an exception (or Ctrl-C) at any point leaves the previous
     directory as it was; leftovers of a killed writer are tidied by :func:`recover_stale`.
+    An existing ``out_dir`` is replaced only when :func:`check_out_directory` allows it.
     """
-    out = Path(out_dir)
     texts = {}
     for name, text in files.items():
         if name == RUNINFO or Path(name).name != name or name.startswith("."):
@@ -111,7 +160,10 @@ def write_directory(out_dir, files: Mapping[str, str],
     info = dict(runinfo or {})
     info.setdefault("host", host_info())
     texts[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+    texts[MARKER] = marker_text(texts)
 
+    out = Path(out_dir)
+    check_out_directory(out, texts)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover_stale(out)
     staging = _fresh(out, "staging")
@@ -120,15 +172,17 @@ def write_directory(out_dir, files: Mapping[str, str],
         for name, text in texts.items():
             (staging / name).write_text(text, encoding="utf-8", newline="")
         old = None
-        if out.exists():
-            old = _fresh(out, "old")
-            os.replace(out, old)
-        try:
-            os.replace(staging, out)
-        except BaseException:
-            if old is not None and not out.exists():
-                os.replace(old, out)
-            raise
+        with interrupts.deferred():  # the swap is never cut in two
+            if out.exists():
+                check_out_directory(out, texts)  # as it is now, just before it goes
+                old = _fresh(out, "old")
+                os.replace(out, old)
+            try:
+                os.replace(staging, out)
+            except BaseException:
+                if old is not None and not out.exists():
+                    os.replace(old, out)
+                raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:

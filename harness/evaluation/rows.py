@@ -123,10 +123,11 @@ def _signed(value: float) -> str:
 
 def metrics_table(rows: Sequence[Mapping], measures: Sequence[str]) -> str:
     """The methodology's table: corpus, tier, class, n, measures (4 decimals), counts."""
-    head = ["corpus", "tier", "class", "n", *measures, "unanswered", "dropped"]
+    head = ["corpus", "tier", "class", "n", *map(md_escape, measures), "unanswered", "dropped"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [md_escape(r["corpus"]), r["tier"], md_escape(r["query_class"]), str(r["n"])]
+        cells = [md_escape(r["corpus"]), md_escape(r["tier"]), md_escape(r["query_class"]),
+                 str(r["n"])]
         cells += [_fmt(r["metrics"][m]) for m in measures]
         cells += [str(r["queries_unanswered"]), str(r["queries_dropped_unjudgeable"])]
         lines.append("| " + " | ".join(cells) + " |")
@@ -150,23 +151,27 @@ def compare_table(control: Mapping, candidate: Mapping,
     if not measures:
         raise ValueError("compare needs at least one measure")
     lead = measures[0]
-    head = ["corpus", "class", "n", f"{lead} control", f"{lead} candidate",
-            *[f"Δ {m}" for m in measures]]
+    head = ["corpus", "class", "n", f"{md_escape(lead)} control", f"{md_escape(lead)} candidate",
+            *[f"Δ {md_escape(m)}" for m in measures]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    notes = comparability_notes(control, candidate)
+    notes = [f"- {md_escape(n[2:] if n.startswith('- ') else n)}"
+             for n in comparability_notes(control, candidate)]
     for key in sorted(set(ctl) | set(cand), key=lambda k: (k[0], k[1] == ALL, str(k[1]))):
         corpus, cls = key
         a, b = ctl.get(key), cand.get(key)
         if a is None or b is None:
-            notes.append(f"- {corpus} / {cls}: only in the {'candidate' if a is None else 'control'}")
+            notes.append(f"- {md_escape(corpus)} / {md_escape(cls)}: only in the "
+                         f"{'candidate' if a is None else 'control'}")
             continue
         n = str(a["n"]) if a["n"] == b["n"] else f"{a['n']} vs {b['n']} (differs)"
         if a["n"] != b["n"]:
-            notes.append(f"- {corpus} / {cls}: different query counts; the delta is not paired")
+            notes.append(f"- {md_escape(corpus)} / {md_escape(cls)}: different query counts; "
+                         "the delta is not paired")
         cells = [md_escape(corpus), md_escape(cls), n]
         missing = [m for m in measures if m not in a["metrics"] or m not in b["metrics"]]
         if missing:
-            notes.append(f"- {corpus} / {cls}: measures missing from one file: {missing}")
+            notes.append(f"- {md_escape(corpus)} / {md_escape(cls)}: measures missing from one "
+                         f"file: {md_escape(missing)}")
             continue
         cells += [_fmt(a["metrics"][lead]), _fmt(b["metrics"][lead])]
         cells += [_signed(b["metrics"][m] - a["metrics"][m]) for m in measures]

@@ -11,6 +11,5 @@ Modules (import the one you need; this package imports nothing on its own):
 * :mod:`harness.stats.sequential`     - betting confidence sequences and :class:`QueryStream`
 * :mod:`harness.stats.gate`           - the CI gate policies
 * :mod:`harness.stats.agreement`      - do two corpora rank changes the same way?
-* :mod:`harness.stats.documents`      - document kinds, schema version, atomic writes
 * :mod:`harness.stats.markdown`       - tables for a reader (computing is kept separate)
 """

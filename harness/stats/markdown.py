@@ -28,6 +28,11 @@ def _p(value) -> str:
     return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
 
 
+def _product_text(text: str) -> str:
+    """Text this product wrote (a gate's reason: numbers and fixed words), in one table cell."""
+    return str(text).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+
+
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -43,8 +48,9 @@ def intervals_table(doc: Mapping, comparisons: Mapping | None = None) -> str:
         versus = {(r["corpus"], r["query_class"], r["measure"]): r for r in comparisons["rows"]}
     rows = []
     for r in doc["rows"]:
-        cells = [md_escape(r["corpus"]), r["tier"], md_escape(r["query_class"]), r["measure"], str(r["n"]),
-                 _f(r["estimate"]), f"[{_f(r['lower'])}, {_f(r['upper'])}]", r["method"]]
+        cells = [md_escape(r["corpus"]), md_escape(r["tier"]), md_escape(r["query_class"]),
+                 md_escape(r["measure"]), str(r["n"]), _f(r["estimate"]),
+                 f"[{_f(r['lower'])}, {_f(r['upper'])}]", md_escape(r["method"])]
         if comparisons is not None:
             c = versus.get((r["corpus"], r["query_class"], r["measure"]))
             cells.append("-" if c is None else f"{_s(c['delta'])} {_mark(c)} (Holm p {_p(c['p_holm'])})")
@@ -71,7 +77,8 @@ def _mark(row: Mapping) -> str:
 def comparisons_table(doc: Mapping) -> str:
     """One line per slice x measure x arm: delta and interval, discordant pairs, p, Holm p, mark."""
     conf = f"{doc['confidence']:.0%}"
-    rows = [[md_escape(r["corpus"]), md_escape(r["query_class"]), r["measure"], md_escape(r["arm"]),
+    rows = [[md_escape(r["corpus"]), md_escape(r["query_class"]), md_escape(r["measure"]),
+             md_escape(r["arm"]),
              str(r["n"]), _s(r["delta"]), f"[{_s(r['delta_lower'])}, {_s(r['delta_upper'])}]",
              f"{r['discordant']} (+{r['improved']}/-{r['worsened']})", _p(r["p"]),
              _p(r["p_holm"]), _p(r.get("p_holm_floor", r["p_floor"])), _mark(r)]
@@ -101,9 +108,11 @@ def gate_summary(result, *, internal: bool = False) -> str:
     tier = result.extra.get("tier") or "B"
     badge = "✅ PASS" if result.passed else ("❌ FAIL (undecided)" if result.verdict == "undecided"
                                            else "❌ FAIL")
-    lines = [f"### {badge}: gate `{result.policy}` on {result.measure} >= {result.threshold:.4f}", ""]
+    lines = [f"### {badge}: gate `{result.policy}` on {md_escape(result.measure)} >= "
+             f"{result.threshold:.4f}", ""]
     rows = [["slice", f"{md_escape(result.corpus)} / {md_escape(result.query_class)}"],
-            ["licence tier", tier if tier == "A" else f"{tier} (internal only: not publishable)"]]
+            ["licence tier", md_escape(tier) if tier == "A"
+             else f"{md_escape(tier)} (internal only: not publishable)"]]
     if tier != "A" and not internal:
         rows.append(["numbers", WITHHELD.format(tier=tier)])
         return "\n".join(lines) + "\n" + _table(["what", "value"], rows)
@@ -111,7 +120,7 @@ def gate_summary(result, *, internal: bool = False) -> str:
     if result.policy == "sequential" and saved is None:
         note = getattr(result, "saved_note", None) or "not applicable"
         rows.append(["queries scored", f"{result.scored} of {result.available} "
-                                       f"(saving {md_escape(note)})"])
+                                       f"(saving {_product_text(note)})"])
     elif result.policy == "sequential":
         share = saved / result.available if result.available else 0.0
         rows.append(["queries scored", f"{result.scored} of {result.available} "
@@ -128,7 +137,7 @@ def gate_summary(result, *, internal: bool = False) -> str:
         rows.append(["paired test vs control",
                      f"Δ {_s(r['delta'])} (control {_f(r['control_mean'])}), p = {_p(r['p'])}, "
                      f"{r['discordant']} discordant, floor {_p(r['p_floor'])}"])
-    rows.append(["reason", md_escape(result.reason)])
+    rows.append(["reason", _product_text(result.reason)])
     return "\n".join(lines) + "\n" + _table(["what", "value"], rows)
 
 
@@ -189,11 +198,14 @@ def audit_text(doc: Mapping) -> str:
 def agreement_tables(doc: Mapping) -> str:
     """Per-arm deltas, coefficients per family and pooled, winners and delta ranges."""
     a, b = doc["corpora"]
-    out = [f"## Do {a} and {b} agree? {doc['measure']}, class {doc['query_class']}", ""]
+    ea, eb = md_escape(a), md_escape(b)
+    out = [f"## Do {ea} and {eb} agree? {md_escape(doc['measure'])}, class "
+           f"{md_escape(doc['query_class'])}", ""]
     arm_rows = [[md_escape(r["family"]), md_escape(r["name"]), md_escape(r["axis"] or ""),
-                 _s(r["deltas"][a]), _s(r["deltas"][b]), r["sign"] + ("" if r["included"] else " (excluded)")]
+                 _s(r["deltas"][a]), _s(r["deltas"][b]),
+                 md_escape(r["sign"]) + ("" if r["included"] else " (excluded)")]
                 for r in doc["arms"]]
-    out.append(_table(["family", "arm", "axis", f"Δ {a}", f"Δ {b}", "sign"], arm_rows))
+    out.append(_table(["family", "arm", "axis", f"Δ {ea}", f"Δ {eb}", "sign"], arm_rows))
     coef_rows = []
     for s in doc["families"] + [{"family": "pooled", **doc["pooled"]}]:
         pr = s["pearson"]
@@ -214,11 +226,13 @@ def agreement_tables(doc: Mapping) -> str:
                          f"{md_escape(w[b]['arm'])} ({_s(w[b]['delta'])})", "same" if w["same"] else "different",
                          _f(s["delta_range"][a]), _f(s["delta_range"][b]),
                          "undefined" if s["delta_range"]["ratio"] is None else f"{s['delta_range']['ratio']:.1f}x"])
-    out.append(_table(["family", f"{a} picks", f"{b} picks", "", f"{a} Δ range", f"{b} Δ range",
-                       f"{b} / {a}"], win_rows))
-    notes = [f"Pooled: {doc['pooled']['caveat']}.", doc["pearson_note"] + "."]
+    out.append(_table(["family", f"{ea} picks", f"{eb} picks", "", f"{ea} Δ range",
+                       f"{eb} Δ range", f"{eb} / {ea}"], win_rows))
+    notes = [f"Pooled: {_product_text(doc['pooled']['caveat'])}.",
+             _product_text(doc["pearson_note"]) + "."]
     if doc["options"]["dropped"]:
-        notes.append(f"Dropped: {', '.join(doc['options']['dropped'])}.")
+        notes.append(f"Dropped: {', '.join(map(md_escape, doc['options']['dropped']))}.")
     if doc["options"]["exclude_inert"]:
-        notes.append(f"Inert arms excluded: {', '.join(doc['excluded_inert']) or 'none'}.")
+        notes.append("Inert arms excluded: "
+                     f"{', '.join(map(md_escape, doc['excluded_inert'])) or 'none'}.")
     return "\n".join(out) + "\n" + "\n".join(notes) + "\n"

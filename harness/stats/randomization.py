@@ -275,17 +275,27 @@ def provenance_differences(control: Mapping, arm: Mapping) -> list[str]:
             for note in comparability_notes(control, arm)]
 
 
+def refuse_incomparable(control: Mapping, arm: Mapping, *, control_name: str,
+                        control_source: str, arm_name: str, arm_source: str) -> None:
+    """Raise ``ValueError`` when two claims (metrics.json, or what a run would record) are not
+    two measurements of the same thing (:func:`provenance_differences`).  ``harness
+    intervals``, ``harness gate`` and ``harness bench --gate`` refuse with this one message."""
+    differences = provenance_differences(control, arm)
+    if differences:
+        raise ValueError(
+            f"{arm_source}: arm {arm_name!r} and control {control_name!r} "
+            f"({control_source}) measured different things: "
+            f"{'; '.join(differences)}; a paired test between them compares the measurements, "
+            f"not the arms")
+
+
 def _check_comparable(control: RunValues, arm: RunValues) -> None:
     if arm.run_id == control.run_id:
         raise ValueError(f"{arm.claim_source}: arm {arm.name!r} is the control run itself "
                          f"(run id {arm.run_id[:12]})")
-    differences = provenance_differences(control.metrics, arm.metrics)
-    if differences:
-        raise ValueError(
-            f"{arm.claim_source}: arm {arm.name!r} and control {control.name!r} "
-            f"({control.claim_source}) measured different things: "
-            f"{'; '.join(differences)}; a paired test between them compares the measurements, "
-            f"not the arms")
+    refuse_incomparable(control.metrics, arm.metrics, control_name=control.name,
+                        control_source=control.claim_source, arm_name=arm.name,
+                        arm_source=arm.claim_source)
 
 
 def _check_paired(control: RunValues, arm: RunValues) -> None:

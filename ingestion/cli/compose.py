@@ -28,11 +28,13 @@ def run(args) -> int:
     if args.json:
         print(canonical_json(report), end="")
         return 0
-    print(f"{report['corpus']} (tier {report['tier']}): {report['scoring']}")
+    from harness.core.markdown import md_escape
+
+    print(f"{md_escape(report['corpus'])} (tier {report['tier']}): {report['scoring']}")
     print("| group | files | queries | R@1 | median gold rank | near-duplicates (mean) | rate |")
     print("|---|---|---|---|---|---|---|")
     for name, g in report["groups"].items():
-        print(f"| {name} | {g['files']} | {g['queries']} | {_fmt(g['r_at_1'])} | "
+        print(f"| {md_escape(name)} | {g['files']} | {g['queries']} | {_fmt(g['r_at_1'])} | "
               f"{_fmt(g['median_gold_rank'], 1)} | {_fmt(g['mean_near_duplicates'], 1)} | "
               f"{_fmt(g['near_duplicate_rate'])} |")
     return 0

@@ -19,6 +19,37 @@ def add_arguments(p) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="network timeout in seconds")
 
 
+#: files that did not match, named one per line before "and N more"
+LISTED = 50
+
+
+def pins_report(entry: dict) -> list[str]:
+    """What the pinned checksums said about a ``--from-dir`` copy: how many files matched,
+    which did not, and the licence that follows."""
+    from harness.core.sources import SOURCES
+
+    pins = entry.get("pins")
+    source = SOURCES.get(entry["source"])
+    if pins is None:
+        if source is not None and entry["tier"] == "B" and source.licence != entry["licence"]:
+            return [f"no pinned checksums for {entry['source']}: a copy registered from a "
+                    f"directory is not attributed {source.licence} (tier B); its own licence "
+                    "file, or a verified download, can attribute it"]
+        return []
+    total = pins["matched"] + len(pins["unmatched"])
+    head = (f"pinned checksums of upstream revision {pins['revision'][:12]}: {pins['matched']} "
+            f"of {total} files match")
+    if not pins["unmatched"]:
+        return [f"{head}; licence {entry['licence']} (tier {entry['tier']})"]
+    lines = [f"{head}; {len(pins['unmatched'])} do not (edited, or not upstream's), so the copy "
+             "is tier B, licence unknown, and so is any corpus loaded with them:"]
+    lines += [f"  {name}" for name in pins["unmatched"][:LISTED]]
+    if len(pins["unmatched"]) > LISTED:
+        lines.append(f"  ... and {len(pins['unmatched']) - LISTED} more (all listed in the "
+                     "manifest)")
+    return lines
+
+
 def run(args) -> int:
     from ingestion import fetch as f
 
@@ -38,6 +69,8 @@ def run(args) -> int:
                                accept_noncommercial=args.accept_noncommercial)
         print(f"registered {entry['source']} ({entry['layout']}, {entry['files']} files, "
               f"tier {entry['tier']}) sha256 {entry['sha256']}")
+        for line in pins_report(entry):
+            print(line)
         return 0
     from pathlib import Path
 

@@ -14,10 +14,10 @@ queries ("Summarize the whole meeting") carry no gold span and are skipped (coun
 timestamps and no recorded dates: timings are synthesised from word counts
 (:mod:`ingestion.timing`, ``timing="synthetic"``) and meetings stay undated.
 
-The registered licence (MIT) is attributed only with evidence tied to the content
-(:func:`ingestion.attribution.source_info`): upstream's LICENSE file in the repository root
-(:func:`repository_root`), or a fetch manifest whose digest matches; otherwise the corpus is
-tier B, licence unknown.
+The registered licence (MIT) is attributed only when every meeting file read matches the
+sha256 the registry pins for the upstream commit (:func:`ingestion.attribution.source_info`,
+:mod:`ingestion.evidence`); one edited or foreign meeting and the corpus is tier B, licence
+unknown, whatever LICENSE file lies in the repository root (:func:`repository_root`).
 """
 
 from __future__ import annotations
@@ -209,6 +209,7 @@ def load_qmsum(path, name: str | None = None) -> Corpus:
     counters = {"json_files_read": 0, "duplicate_copies": 0, "copies_differing": 0,
                 "general_queries_skipped": 0, "spans_clipped": 0, "spans_out_of_range": 0}
     files, turns, queries = [], [], []
+    read: dict[Path, str] = {}  # every meeting file read, with its sha256 (the pins check it)
     for meeting_id in tqdm(sorted(copies), desc=f"loading {corpus_name}", unit="meeting",
                            disable=None):
         group = sorted(copies[meeting_id], key=lambda c: (c.rank, str(c.path)))
@@ -217,7 +218,9 @@ def load_qmsum(path, name: str | None = None) -> Corpus:
         counters["duplicate_copies"] += len(group) - 1
         digests = set()
         for copy in group:
-            digests.add(hashlib.sha256(copy.path.read_bytes()).hexdigest())
+            digest = hashlib.sha256(copy.path.read_bytes()).hexdigest()
+            digests.add(digest)
+            read[copy.path] = digest
             counters["json_files_read"] += 1
         if len(digests) > 1:
             counters["copies_differing"] += 1
@@ -236,7 +239,7 @@ def load_qmsum(path, name: str | None = None) -> Corpus:
     notes = tuple(sorted({**counters, "summarize_rule": SUMMARIZE_RULE.pattern,
                           "words_per_second": WORDS_PER_SECOND,
                           "recorded_dates": "none: QMSum meetings carry no date"}.items()))
-    info = source_info(corpus_name, sha, root=repository_root(path))
+    info = source_info(corpus_name, sha, root=repository_root(path), files=read)
     return Corpus(source=info, kind=MEETING, files=files, turns=turns, queries=queries,
                   notes=notes)
 

@@ -36,6 +36,25 @@ def _is_synthetic_dir(path: Path) -> bool:
     return isinstance(doc, dict) and doc.get("generator") == spec.GENERATOR
 
 
+def _replaceable(out: Path) -> set[str] | None:
+    """What ``generate`` may replace in ``out``: the files an earlier synthetic corpus's
+    manifest lists (and the manifest); refused when anything else lies in its tree."""
+    from harness.core.outputs import OutputRefused, listing
+    from ingestion.synthetic import spec
+
+    if not _is_synthetic_dir(out):
+        return None
+    listed = set(json.loads((out / spec.MANIFEST).read_text(encoding="utf-8")).get("files") or ())
+    listed.add(spec.MANIFEST)
+    foreign = [p for p in sorted(out.rglob("*"))
+               if p.is_symlink() or (p.is_file() and p.relative_to(out).as_posix() not in listed)]
+    if foreign:
+        raise OutputRefused(f"--out {out}: is a synthetic corpus, but it also holds "
+                            f"{listing(foreign)}, which the generator did not write; move them "
+                            "away or choose another --out")
+    return {name.split("/", 1)[0] + ("/" if "/" in name else "") for name in listed}
+
+
 def _write(tmp: Path, records: dict[str, dict], queries: list[dict]) -> dict[str, str]:
     from harness.core.canonical import canonical_json, canonical_line, sha256_file
     from ingestion.synthetic import spec
@@ -94,10 +113,11 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
     from ingestion.synthetic.generator import build, meeting_record
     from ingestion.synthetic.validate import validate
 
+    from harness.core import interrupts
+    from harness.core.outputs import check_directory
+
     out = Path(out_dir)
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not _is_synthetic_dir(out))):
-        raise ValueError(f"{out}: exists and is not an empty directory or a synthetic corpus; "
-                         "choose another --out")
+    check_directory(out, allowed=_replaceable)  # a new, empty or earlier synthetic corpus
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                or not 1 <= budget <= meetings):
         raise ValueError(f"budget must be an integer in 1..{meetings}, got {budget!r}")
@@ -126,9 +146,10 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
             raise RuntimeError(f"generator bug: seed {seed} produced a corpus the validator "
                                f"refuses: {[(f.check, f.message) for f in failures[:5]]}")
         old = out.parent / f".{out.name}.old-{os.getpid()}"
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
+        with interrupts.deferred():  # the swap is never cut in two
+            if out.exists():
+                os.replace(out, old)
+            os.replace(tmp, out)
         if old.exists():
             shutil.rmtree(old)
     finally:

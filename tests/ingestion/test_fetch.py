@@ -171,7 +171,9 @@ def test_from_dir_registers_a_checked_layout_and_verify_sees_changes(tmp_path):
     repo = _fake_qmsum(tmp_path / "QMSum")
     dest = tmp_path / "cache"
     entry = f.register_dir("qmsum", repo, dest)
-    assert (entry["via"], entry["files"], entry["tier"]) == ("from-dir", 1, "A")
+    # a made-up meeting is not upstream's: registered for --verify, but tier B
+    assert (entry["via"], entry["files"], entry["tier"]) == ("from-dir", 1, "B")
+    assert entry["pins"]["unmatched"] == ["data/Product/val/ES1.json"]
     assert "1 meetings" in entry["layout"]
     assert f.verify(dest)[0] == []
     (repo / "data" / "Product" / "val" / "ES1.json").write_text("{}", encoding="utf-8")

@@ -41,6 +41,10 @@ class GateOptions:
     budget: int | None = None
     resamples: int = 10000
     permutations: int = 10000
+    #: the control's metrics.json and where it was read: a control that measured something
+    #: else (another index, granularity, engine ...) is refused before any query is retrieved
+    control_claim: dict | None = None
+    control_source: str = "control"
 
 
 class TieredGateResult(GateResult):
@@ -85,6 +89,35 @@ def _slice(ix, gate: GateOptions):
     return corpus, wanted
 
 
+def claim_header(cfg: BenchConfig, ix, measure) -> dict:
+    """What a full run of this arm would record in metrics.json about what its numbers
+    mean (engine, relevance policy, corpora, retrieval, index corpora): a control is
+    compared with it as ``harness intervals`` compares two results directories."""
+    from harness.evaluation.scoring import metric_engine_block
+    from harness.retrieval.bench.runner import _policy_block
+
+    reranker = ix.reranker._reranker.describe() if ix.reranker is not None else None
+    return {
+        "control_name": cfg.name(),
+        "corpora": [p.source_block() for p in sorted(ix.prepared, key=lambda p: p.name)],
+        "index": {"corpora": sorted(p.name for p in ix.prepared),
+                  "tier": index_tier_of(ix.prepared)},
+        "retrieval": cfg.retrieval_block(ix.backend.describe(), reranker),
+        "metric_engine": metric_engine_block([measure], cfg.stage == "rerank"),
+        "relevance_policy": _policy_block(cfg, ix.policy),
+    }
+
+
+def _refuse_incomparable(cfg: BenchConfig, ix, measure, gate: GateOptions) -> None:
+    from harness.stats.randomization import refuse_incomparable
+
+    claim = claim_header(cfg, ix, measure)
+    refuse_incomparable(gate.control_claim, claim,
+                        control_name=str(gate.control_claim.get("control_name")),
+                        control_source=gate.control_source, arm_name=claim["control_name"],
+                        arm_source=f"bench {cfg.name()}")
+
+
 def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome:
     """Index once, then gate ``gate.measure`` on the slice, retrieving lazily."""
     from harness.stats.gate import GateSpec, run_gate
@@ -98,6 +131,8 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
     phases: dict[str, float] = {}
     with open_index(cfg, corpora, phases) as ix:
         corpus, wanted = _slice(ix, gate)
+        if gate.control_claim is not None:
+            _refuse_incomparable(cfg, ix, measure, gate)
         retrieved = 0
 
         def value_of(key) -> float | None:

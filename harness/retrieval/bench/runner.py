@@ -45,6 +45,7 @@ from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.claims.metrics import MetricsClaim
 from harness.evaluation.results import load_metrics, write_results
+from harness.core.markdown import md_escape
 from harness.evaluation.scoring import metric_engine_block, score
 
 log = logging.getLogger(__name__)
@@ -388,16 +389,17 @@ def _markdown(cfg: BenchConfig, metrics: dict, rows, measures) -> str:
     r = metrics["retrieval"]
     i = metrics["index"]
     lines = [
-        f"# {metrics['control_name']}",
+        f"# {md_escape(metrics['control_name'])}",
         "",
         f"- arm: `{r['fusion']['arm_id']}` · mode {r['mode']} · stage {r['stage']} · "
         f"scope {r['scope']} · granularity {r['granularity']} · size {r['size']}",
-        f"- embedding: {', '.join(i['embedding_models']) or 'none'} "
+        f"- embedding: {', '.join(map(md_escape, i['embedding_models'])) or 'none'} "
         f"(verdict {i['embedding_verdict']}; header {'on' if r['embed_header'] else 'off'})",
     ]
     if r["upper_bound"]:
         lines.append("- **upper bound**: gold-files oracle scope, not a system result")
-    lines.append(f"- index: {', '.join(i['corpora'])} in one index, tier {i['tier']} (every "
+    lines.append(f"- index: {', '.join(map(md_escape, i['corpora']))} in one index, tier "
+                 f"{i['tier']} (every "
                  "row is as restrictive as the most restrictive indexed corpus)")
     lines += ["", metrics_table(rows, measures)]
     return "\n".join(lines)

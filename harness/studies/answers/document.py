@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from harness.claims.answers import KIND, SCHEMA_VERSION
 from harness.core.tiers import most_restrictive_tier
 from harness.studies.answers.grading import SCORED_ON, AnswerPolicy
+from harness.core.markdown import md_escape
 
 ANSWERS_MD = "answers.md"
 
@@ -74,7 +75,8 @@ def _table(rows: list[dict]) -> str:
     lines = ["| corpus | tier | class | rule | n | unans. | EM | partial | answered |",
              "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['corpus']} | {r['tier']} | {r['query_class']} | {r['rule']} | "
+        lines.append(f"| {md_escape(r['corpus'])} | {md_escape(r['tier'])} | "
+                     f"{md_escape(r['query_class'])} | {md_escape(r['rule'])} | "
                      f"{r['n']} | {r['unanswered']} | {r['EM']:.4f} | {r['partial']:.4f} | "
                      f"{r['answered']:.4f} |")
     return "\n".join(lines)
@@ -84,17 +86,17 @@ def _value(value) -> str:
     if value is None:
         return "(declined)"
     if isinstance(value, list):
-        return "[" + ", ".join(value) + "]"
+        return "\\[" + ", ".join(md_escape(v) for v in value) + "\\]"
     if isinstance(value, Mapping):
-        return f"{value['speaker']} ({value['count']} sessions)"
-    return str(value)
+        return f"{md_escape(value['speaker'])} ({md_escape(value['count'])} sessions)"
+    return md_escape(value)
 
 
 def render_markdown(doc: Mapping) -> str:
     """answers.md: the answer table (4 decimals), the none floor beside it, the policy."""
     a = doc["answerer"]
-    out = [f"# Aggregation answers: `{a['name']}` answerer", "",
-           f"{a['description']}.  Production path: {'yes' if a['is_production_path'] else 'no'}; "
+    out = [f"# Aggregation answers: {md_escape(a['name'])} answerer", "",
+           f"{md_escape(a['description'])}.  Production path: {'yes' if a['is_production_path'] else 'no'}; "
            "model: none.", "",
            "Scored on the answer, not on a ranking: `EM` (the gate), `partial` (diagnostic), "
            "`answered` (attempted at all).  Means iterate the gold query set: a declined query "
@@ -110,22 +112,24 @@ def render_markdown(doc: Mapping) -> str:
            "questions.", "",
            "## Policy", ""]
     for key in sorted(doc["policy"]):
-        out.append(f"- `{key}`: {doc['policy'][key]}")
+        out.append(f"- `{key}`: {md_escape(doc['policy'][key])}")
     out += ["", "## Corpora", "",
             "| corpus | licence | tier | sha256 | files | turns | aggregation queries |",
             "|---|---|---|---|---:|---:|---:|"]
     for c in doc["corpora"]:
-        out.append(f"| {c['name']} | {c['licence']} | {c['tier']} | `{c['sha256'][:12]}` | "
-                   f"{c['files']} | {c['turns']} | {c['aggregation_queries']} |")
+        out.append(f"| {md_escape(c['name'])} | {md_escape(c['licence'])} | {md_escape(c['tier'])} "
+                   f"| {md_escape(str(c['sha256'])[:12])} | {c['files']} | {c['turns']} | "
+                   f"{c['aggregation_queries']} |")
     misses = [x for x in doc["answers"] if x["EM"] < 1.0]
     out += ["", f"## Answers not exactly right ({len(misses)} of {len(doc['answers'])})", ""]
     if misses:
         out += ["| corpus | query | rule | gold | predicted | EM | partial | mechanism |",
                 "|---|---|---|---|---|---:|---:|---|"]
         for x in misses:
-            out.append(f"| {x['corpus']} | {x['query_id']} | {x['rule']} | {_value(x['gold'])} | "
+            out.append(f"| {md_escape(x['corpus'])} | {md_escape(x['query_id'])} | "
+                       f"{md_escape(x['rule'])} | {_value(x['gold'])} | "
                        f"{_value(x['predicted'])} | {x['EM']:.4f} | {x['partial']:.4f} | "
-                       f"{x['mechanism']} |")
+                       f"{md_escape(x['mechanism'])} |")
     else:
         out.append("None.")
     return "\n".join(out) + "\n"

@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from harness.claims import MigrationClaim
 from harness.claims.migration import EVAL_TIERS as TIERS
+from harness.core.markdown import md_escape
 from harness.core.canonical import canonical_json, canonical_line
 
 REPORT_JSON = "migration.json"
@@ -44,12 +45,12 @@ def _signed(block, digits: int = 3) -> str:
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def _prefix(value) -> str:
-    return "none" if value == "" else f"`{value}`"
+    return "none" if value == "" else repr(value)
 
 
 def render_markdown(doc: Mapping) -> str:
@@ -58,7 +59,8 @@ def render_markdown(doc: Mapping) -> str:
     old, new = models["old"], models["new"]
     corpus = doc["corpora"][0]
     conf = f"{settings['confidence']:.0%}"
-    out = [f"# Embedding-model migration: {old['model_id']} -> {new['model_id']}", ""]
+    out = [f"# Embedding-model migration: {md_escape(old['model_id'])} -> "
+           f"{md_escape(new['model_id'])}", ""]
     head = doc["decision"]
     out += [f"**Decision ({head['tier']}): `{head['decision']}`.** {head['reason']}."
             + (f" Flags: {', '.join(head['flags'])}." if head["flags"] else ""), ""]
@@ -73,7 +75,7 @@ def render_markdown(doc: Mapping) -> str:
                      "-" if corpus["queries_judged"] is None else corpus["queries_judged"],
                      "-" if corpus["queries_dropped_unjudgeable"] is None
                      else corpus["queries_dropped_unjudgeable"]]]),
-            "", f"Licence evidence: {corpus['evidence']}", ""]
+            "", f"Licence evidence: {md_escape(corpus['evidence'])}", ""]
     out += ["## Models", "",
             _table(["side", "model", "kind", "source", "weights sha256", "dimension",
                     "normalised", "pooling", "query prefix", "document prefix"],
@@ -84,8 +86,9 @@ def render_markdown(doc: Mapping) -> str:
     for side, m in (("OLD", old), ("NEW", new)):
         if m.get("derived_from"):
             params = ", ".join(f"{k}={v}" for k, v in sorted(m["derivation"].items()))
-            out.append(f"- {side} is derived from {m['derived_from']} (base weights sha256 "
-                       f"{m.get('base_weights_sha256', '-')}; {params}).")
+            out.append(f"- {side} is derived from {md_escape(m['derived_from'])} (base weights "
+                       f"sha256 {md_escape(m.get('base_weights_sha256', '-'))}; "
+                       f"{md_escape(params)}).")
     out += ["", "## Adapted recall retention", "",
             f"Recall@{settings['k']}; intervals: {conf} paired ratio bootstrap "
             f"({settings['method']}, {settings['resamples']} resamples, seed {settings['seed']}; "
@@ -99,7 +102,7 @@ def render_markdown(doc: Mapping) -> str:
                      _iv(t["arr"]), _iv(t["old_retention"]),
                      _iv(t["unadapted"]) if t["unadapted"] else "n/a",
                      _iv(t["gain"]) if t["gain"] else "—",
-                     _signed(t["bridge_minus_old"]), f"`{t['decision']['decision']}`"])
+                     _signed(t["bridge_minus_old"]), t["decision"]["decision"]])
     out += [_table(["tier", "queries", "index", "oracle recall", "ARR", "OLD alone",
                     "unadapted", "upgrade gain", "ARR - OLD", "decision"], rows), ""]
     for name in TIERS:

@@ -172,12 +172,21 @@ def test_a_tier_a_gate_summary_names_its_tier_and_shows_numbers(tmp_path):
     assert "mean 0.4000 < threshold 0.5000" in text
 
 
-def test_a_gate_against_a_tier_b_control_is_tier_b(tmp_path, capsys):
-    arm = _slice(tmp_path, "A", "arm")
+def test_a_gate_against_a_tier_b_control(tmp_path, capsys):
     control = make_results(tmp_path / "control", "control",
                            {"alpha": {f"q{i}": ("lookup", {"nDCG@10": v})
                                       for i, v in enumerate([0.2, 0.4, 0.6])}},
                            {"alpha": "B"})
+    # a tier-A arm and a tier-B control of one corpus are two different measurements
+    # (harness intervals refuses the pair too)
+    arm = _slice(tmp_path, "A", "arm")
+    assert main(["gate", "--policy", "regression", "--results", str(arm), "--control",
+                 str(control), "--measure", "nDCG@10", "--threshold", "0.3", "--json"]) == 2
+    assert "corpus alpha: tier differs ('B' vs 'A')" in capsys.readouterr().err
+    # against a tier-B arm it is gated, and the gate is tier B
+    arm = make_results(tmp_path / "arm-b", "arm-b",
+                       {"alpha": {f"q{i}": ("lookup", {"nDCG@10": v})
+                                  for i, v in enumerate([0.3, 0.5, 0.7])}}, {"alpha": "B"})
     assert main(["gate", "--policy", "regression", "--results", str(arm), "--control",
                  str(control), "--measure", "nDCG@10", "--threshold", "0.3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tier"] == "B"

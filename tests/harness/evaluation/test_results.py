@@ -64,7 +64,8 @@ def listing(path: Path) -> dict[str, bytes]:
 
 def test_write_and_read_back(tmp_path):
     out = write(tmp_path / "run", runinfo={"elapsed_seconds": 1.5})
-    assert sorted(p.name for p in out.iterdir()) == ["metrics.json", "metrics.md", "per_query.jsonl", "runinfo.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".harness-output.json", "metrics.json", "metrics.md", "per_query.jsonl", "runinfo.json"]
     assert load_metrics(out) == written()  # the pin is the sha256 of the file's own bytes
     assert load_per_query(out)[0]["value"] == 0.5
     info = json.loads((out / "runinfo.json").read_text())

@@ -145,8 +145,11 @@ def test_regression_gate_scores_a_run_lazily_against_a_recorded_control(tmp_path
     worse.mkdir()
     _, worse_run = _gold(worse, n=120, hit_rate=0.80, seed=3)  # same queries, fewer first-rank hits
     capsys.readouterr()
+    # the candidate states the licence the control was scored with: a tier that differs
+    # makes the pair incomparable, as in harness intervals (test_gate_comparability.py)
     common = ["gate", "--policy", "regression", "--measure", "Success@1", "--threshold", "0.5",
-              "--qrels", str(qrels), "--control", str(control_dir), "--json"]
+              "--qrels", str(qrels), "--control", str(control_dir), "--json",
+              "--licence", "CC0-1.0"]
     assert main(common + ["--run", str(worse_run)]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["mean"] >= 0.5 and doc["regression"]["significant_drop"]  # the line still clears
