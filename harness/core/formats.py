@@ -359,6 +359,6 @@ def write_trec_run(path, run: Mapping[str, Sequence[ScoredDoc]], tag: str = "har
 
 def write_jsonl(path, rows: Iterable[Mapping]) -> None:
     """Write canonical JSONL (sorted keys, fixed float formatting), atomically."""
-    from harness.core.canonical import canonical_line
+    from harness.core.canonical import canonical_lines
 
-    _atomic_write_text(path, "".join(canonical_line(row) + "\n" for row in rows))
+    _atomic_write_text(path, canonical_lines(rows))

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PER_QUERY_FIELDS, RANKINGS,
                                     RUNINFO, is_finite_number, run_id, validate_metrics)
-from harness.core.canonical import canonical_json, canonical_line
+from harness.core.canonical import canonical_json, canonical_lines
 from harness.core.formats import FormatError
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def host_info() -> dict:
 
 
 def _jsonl_text(rows) -> str:
-    return "".join(canonical_line(r) + "\n" for r in rows)
+    return canonical_lines(rows)
 
 
 def _pid_alive(pid: int) -> bool:
