@@ -275,23 +275,23 @@ def _scores(values: Sequence) -> list[float] | None:
     return scores
 
 
-#: ASCII whitespace other than the single space and the newline of a plain TREC file
-_ODD_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "  ", " \n", "\n ")
+#: ASCII whitespace other than the space and the newline
+_ODD_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
 def _columns(text: str, width: int) -> list[list[str]] | None:
     """The ``width`` whitespace-separated columns of every non-blank line, or None when a
     line has another number of fields.
 
-    A plain file (ASCII, fields separated by one space, no blank line) is split in one
-    pass over the whole text once every line is known to hold ``width - 1`` spaces; any
-    other file is split line by line.
+    A plain file (ASCII, no whitespace but spaces and newlines, ``width - 1`` spaces on
+    every line) is split in one pass over the whole text: no line holds more than
+    ``width`` fields, so ``width`` fields per line on average means ``width`` on each.
+    Any other file is split line by line.
     """
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    if (lines and text.isascii() and not text.startswith(" ") and not text.endswith(" ")
-            and not any(map(text.__contains__, _ODD_SPACE))
+    if (lines and text.isascii() and not any(map(text.__contains__, _ODD_SPACE))
             and set(map(str.count, lines, repeat(" "))) == {width - 1}):
         tokens = text.split()
         if len(tokens) == width * len(lines):
