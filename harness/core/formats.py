@@ -44,6 +44,7 @@ RELEVANCE_MIN, RELEVANCE_MAX = -2 ** 31, 2 ** 31 - 1
 EXACT_INTEGER = 2 ** 53
 #: digits a rank field may hold
 RANK_DIGITS = 18
+_RANK_BOUND = 10 ** RANK_DIGITS
 
 
 class FormatError(ValueError):
@@ -257,10 +258,10 @@ def _labels(texts: Sequence[str]) -> list[int] | None:
     return labels
 
 
-def _scores(values: Sequence) -> list[float] | None:
-    """Scores from text or JSON numbers (the fast path's check), or None when any would
-    be refused (or needs a closer look: magnitudes from 2^53 on)."""
-    kinds = set(map(type, values))
+def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
+    """Scores from text (``texts``: all ``str``) or JSON numbers (the fast path's check),
+    or None when any would be refused (or needs a closer look: magnitudes from 2^53 on)."""
+    kinds = {str} if texts else set(map(type, values))
     if kinds == {str}:
         if "_" in "".join(values):
             return None
@@ -270,7 +271,8 @@ def _scores(values: Sequence) -> list[float] | None:
         scores = list(map(float, values))
     except (ValueError, OverflowError):
         return None
-    if not math.isfinite(sum(scores)) or max(map(abs, scores)) >= EXACT_INTEGER:
+    if (not math.isfinite(sum(scores)) or max(scores) >= EXACT_INTEGER
+            or min(scores) <= -EXACT_INTEGER):
         return None
     return scores
 
@@ -283,19 +285,23 @@ def _columns(text: str, width: int) -> list[list[str]] | None:
     """The ``width`` whitespace-separated columns of every non-blank line, or None when a
     line has another number of fields.
 
-    A plain file (ASCII, no whitespace but spaces and newlines, ``width - 1`` spaces on
-    every line) is split in one pass over the whole text: no line holds more than
-    ``width`` fields, so ``width`` fields per line on average means ``width`` on each.
-    Any other file is split line by line.
+    A plain file (ASCII, fields separated by single spaces, no whitespace but spaces and
+    newlines, no blank line) is split in one pass over the whole text, each newline kept
+    as a field of its own: every line holds ``width`` fields exactly when every
+    ``width + 1``-th field is a newline and no field is empty.  Any other file is split
+    line by line.
     """
+    if text.isascii() and not any(map(text.__contains__, _ODD_SPACE)):
+        spaced = text.removesuffix("\n").replace("\n", " \n ") + " \n"
+        # no empty field: no two spaces in a row, none at the start
+        if "  " not in spaced and not spaced.startswith(" "):
+            fields = spaced.split(" ")
+            step = width + 1
+            lines = spaced.count("\n")  # each newline is one field
+            if (len(fields) == lines * step
+                    and fields[width::step].count("\n") == lines):
+                return [fields[i::step] for i in range(width)]
     lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if (lines and text.isascii() and not any(map(text.__contains__, _ODD_SPACE))
-            and set(map(str.count, lines, repeat(" "))) == {width - 1}):
-        tokens = text.split()
-        if len(tokens) == width * len(lines):
-            return [tokens[i::width] for i in range(width)]
     rows = list(map(str.split, lines))
     widths = set(map(len, rows))
     if widths != {width}:
@@ -306,15 +312,17 @@ def _columns(text: str, width: int) -> list[list[str]] | None:
 
 
 def _ranks(texts: list[str]) -> list[int] | None:
-    """Integer ranks of at most :data:`RANK_DIGITS` characters, or None.  (ASCII text
-    without ``_`` that ``int`` reads is exactly ``[+-]?[0-9]+``.)"""
+    """Integer ranks of at most :data:`RANK_DIGITS` digits, or None.  (ASCII text without
+    ``_`` that ``int`` reads is exactly ``[+-]?[0-9]+``.)"""
     joined = "".join(texts)
-    if not joined.isascii() or "_" in joined or max(map(len, texts)) > RANK_DIGITS:
+    if not joined.isascii() or "_" in joined:
         return None
     try:
-        return list(map(int, texts))
-    except ValueError:
+        ranks = list(map(int, texts))
+    except ValueError:  # not an integer, or thousands of digits
         return None
+    # past 18 digits (leading zeros aside), the line-by-line reader refuses the rank
+    return ranks if -_RANK_BOUND < min(ranks) and max(ranks) < _RANK_BOUND else None
 
 
 # --------------------------------------------------------------------------- qrels
@@ -721,7 +729,7 @@ def _fast_trec_run(text: str) -> dict | None:
         return None
     query_ids, _, doc_ids, rank_texts, score_texts, _ = columns
     ranks = _ranks(rank_texts)
-    scores = None if ranks is None else _scores(score_texts)
+    scores = None if ranks is None else _scores(score_texts, texts=True)
     if scores is None:
         return None
     return _scored_lists(query_ids, doc_ids, scores, ranks)
