@@ -137,7 +137,6 @@ def _whole_text(path) -> str | None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-_INTEGER_LINES = re.compile(r"[+-]?[0-9]+(?:\n[+-]?[0-9]+)*")
 
 
 def _short(value, limit: int = 60) -> str:
@@ -458,11 +457,38 @@ def _decoded(lines: list[str]) -> list | None:
     return list(map(itemgetter(0), found))
 
 
+#: a JSON string between the lines of a block read as one array (see :func:`_together`)
+_JOINT = "harness-jsonl-joint-7f3a9c"
+_JOINED = f',"{_JOINT}",'
+
+
+def _together(lines: list[str]) -> list | None:
+    """``json.loads`` of every line, read as one JSON array (one call, and its keys read
+    once), or None.
+
+    The lines are joined by a string that no line holds, written so that only those joints
+    can spell it (no ``\\u`` escape anywhere): when the array reads as value, joint,
+    value, ..., every joint sits at the top level, so each line was exactly one value.
+    """
+    probe = "\n".join(lines)
+    if _JOINT in probe or "\\u" in probe:
+        return None
+    try:
+        values = json.loads("[" + _JOINED.join(lines) + "]")
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != 2 * len(lines) - 1 or values[1::2].count(_JOINT) != len(lines) - 1:
+        return None
+    return values[0::2]
+
+
 def _jsonl_block(path, numbers: list[int], lines: list[str]):
     """``(values, error)``: the values of the lines, up to the first that does not read
     (whose located error comes second, else None)."""
     with _records():
-        objects = _decoded(lines)
+        objects = _together(lines)
+        if objects is None:
+            objects = _decoded(lines)
         if objects is not None:
             return objects, None
         objects = []
@@ -472,6 +498,10 @@ def _jsonl_block(path, numbers: list[int], lines: list[str]):
             except FormatError as exc:
                 return objects, exc
     return objects, None
+
+
+#: a newline, then ASCII whitespace or the end of the text: where a blank line may begin
+_LINE_SPACE = tuple("\n" + c for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
 def _split_block(path, raw: list[bytes], first: int):
@@ -500,6 +530,9 @@ def _split_block(path, raw: list[bytes], first: int):
         lines.pop()
     if "\r" in text:
         lines = list(map(str.rstrip, lines, repeat("\r\n")))
+    elif (text and text.isascii() and not text[0].isspace()
+          and not any(map(text.__contains__, _LINE_SPACE))):
+        return list(range(first, first + len(lines))), lines, None  # no line is blank
     keep = list(map(str.strip, lines))
     return list(compress(count(first), keep)), list(compress(lines, keep)), None
 

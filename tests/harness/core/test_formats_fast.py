@@ -481,3 +481,24 @@ def test_blocks_of_a_long_jsonl_file_keep_their_line_numbers(monkeypatch):
     with pytest.raises(formats.FormatError, match="not UTF-8") as info:
         list(formats.read_jsonl(path))
     assert info.value.line == 101
+
+
+@pytest.mark.parametrize("lines", [
+    ['{"a": [1', '2]}', '{}, {}'],  # a value across two lines, two values on one
+    ['{"x": "]}", "y": [1', '2], "w": "[{"}', '{}, {}'],
+    ['{}', '"harness-jsonl-joint-7f3a9c"', '{}'],  # the joint itself on a line
+    ['{}, "\\u0068arness-jsonl-joint-7f3a9c", {}', '{}'],  # ... or spelled with an escape
+    ['{}', '], [{}'],
+    # each of these passes every check of the joined read but one
+    ['{"a": [1', '2]}, "harness-jsonl-joint-7f3a9c", {}'],  # the joint written on a line
+    ['{"a": [1', '2]}, "\\u0068arness-jsonl-joint-7f3a9c", {}'],  # ... with an escape
+    ['{}', '{}, {}'],  # every joint in place, one value too many
+    ['{}, {}, {}', '{"a": [1', '2]}'],  # as many values as expected, a joint inside one
+])
+def test_lines_that_only_read_together_are_refused(lines):
+    path = _DIR / "together.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    new, old = _outcome(lambda p: list(formats.read_jsonl(p)), path), _outcome(
+        lambda p: list(ref.read_jsonl(p)), path)
+    assert new[0] == old[0] and str(new[1]) == str(old[1])
+    assert (new[1] is None) == (old[1] is None)
