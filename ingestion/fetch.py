@@ -62,14 +62,25 @@ def read_manifest(dest) -> dict:
     path = Path(dest) / MANIFEST_NAME
     if not path.is_file():
         return {"schema": MANIFEST_SCHEMA, "artefacts": []}
-    import json
+    from harness.core.formats import FormatError, read_json_object
 
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FetchError(f"{path}:{exc.lineno}: manifest is not valid JSON: {exc.msg}") from None
+    try:  # located errors for bad bytes, bad JSON, deep nesting, numbers too long
+        doc = read_json_object(path)
+    except FormatError as exc:
+        if exc.line is None and "expected a JSON object" in str(exc):
+            raise FetchError(f"{path}: field 'artefacts': expected a list of entries") from None
+        raise FetchError(f"{exc} (fetch manifest)") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("artefacts"), list):
         raise FetchError(f"{path}: field 'artefacts': expected a list of entries")
+    for i, entry in enumerate(doc["artefacts"]):
+        if not isinstance(entry, dict):
+            raise FetchError(f"{path}: field 'artefacts[{i}]': expected an object, got {entry!r:.60}")
+        for key in ("source", "path", "sha256", "filename", "via", "extracted", "extracted_sha256"):
+            required = key in ("source", "path", "sha256")
+            value = entry.get(key)
+            if not (isinstance(value, str) and value) and (required or value is not None):
+                raise FetchError(f"{path}: field 'artefacts[{i}].{key}': expected "
+                                 f"{'a' if required else 'null or a'} non-empty string, got {value!r:.60}")
     return doc
 
 

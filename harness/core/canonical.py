@@ -10,6 +10,14 @@ The one exception is opt-in: a :class:`Unrounded` float (an exact quantity too s
 the fixed decimals, such as a p floor ``2^(1-n)``) is written as the shortest text that
 reads back as the same float, so ``2^-54`` does not become ``0.0``.  Ordinary floats keep
 the rounding, which also absorbs float noise such as ``0.1 + 0.2 - 0.3``.
+
+How it is fast without changing a byte: plain values (dicts with string keys, lists,
+tuples, strings, ints, floats, booleans, None) have their floats rounded and go to the
+standard library's C JSON encoder; anything else (numpy scalars, subclasses, bad keys,
+non-finite numbers) takes the general encoder :func:`_encode`, which defines the bytes
+and every error.  :func:`canonical_lines` writes JSONL column by column (one float format
+over a whole column), falling back to :func:`canonical_line` row by row on anything
+unusual, so an error is the one the first bad row raises.
 """
 
 from __future__ import annotations
@@ -17,7 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from typing import Any
+import re
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, Iterable
 
 FLOAT_DECIMALS = 10
 
@@ -47,6 +58,7 @@ def unrounded_float(value: float) -> str:
 
 
 def _encode(value: Any, indent: int | None, level: int) -> str:
+    """The general encoder: every value the format accepts, and every refusal."""
     if value is None:
         return "null"
     if value is True:
@@ -88,14 +100,181 @@ def _encode(value: Any, indent: int | None, level: int) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to canonical JSON: {value!r}")
 
 
+# --------------------------------------------------------------------------- fast path
+
+
+class _General(Exception):
+    """A value only :func:`_encode` handles (or refuses)."""
+
+
+#: types the C encoder writes exactly as :func:`_encode` does
+_AS_IS = frozenset({str, int, bool, type(None)})
+_encode_str = json.encoder.encode_basestring  # json.dumps(s, ensure_ascii=False), in C
+_COMPACT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                            check_circular=False, allow_nan=False).encode
+_INDENTED = json.JSONEncoder(ensure_ascii=False, sort_keys=True, indent=2,
+                             separators=(",", ": "), check_circular=False,
+                             allow_nan=False).encode
+
+
+def _rounded(value: float) -> float:
+    """The float whose ``repr`` is :func:`canonical_float` of ``value``."""
+    rounded = round(value, FLOAT_DECIMALS) + 0.0  # + 0.0: never -0.0
+    if not math.isfinite(rounded):
+        raise _General
+    return rounded
+
+
+def _prepared(value: Any) -> Any:
+    """``value`` with every float replaced by its rounded value, ready for the C encoder;
+    :class:`_General` for anything else."""
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    if kind is float:
+        return _rounded(value)
+    if kind is dict:
+        if not value:
+            return value
+        if set(map(type, value)) != {str}:
+            raise _General
+        if set(map(type, value.values())) <= _AS_IS:
+            return value
+        return {k: _prepared(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        kinds = set(map(type, value))
+        if kinds <= _AS_IS:
+            return value
+        if kinds == {float}:
+            return list(map(_rounded, value))
+        return list(map(_prepared, value))
+    if kind is Unrounded:
+        if not math.isfinite(value):
+            raise _General
+        return float(value) + 0.0
+    raise _General
+
+
 def canonical_json(value: Any) -> str:
     """Indented canonical JSON text ending in a newline."""
-    return _encode(value, 2, 0) + "\n"
+    try:
+        prepared = _prepared(value)
+    except _General:
+        return _encode(value, 2, 0) + "\n"
+    return _INDENTED(prepared) + "\n"
 
 
 def canonical_line(value: Any) -> str:
     """Compact canonical JSON on one line (for JSONL files), without the newline."""
-    return _encode(value, None, 0)
+    try:
+        prepared = _prepared(value)
+    except _General:
+        return _encode(value, None, 0)
+    return _COMPACT(prepared)
+
+
+# --------------------------------------------------------------------------- JSONL columns
+
+_FIXED_LINE = f"%.{FLOAT_DECIMALS}f\n"
+_ZERO_RUNS = ("00000000\n", "0000\n", "00\n", "0\n")
+_NEGATIVE_ZERO = re.compile(r"(?<=\n)-(?=0\.0\n)")
+#: a fixed-point text whose value is 0 or has 1e-4 <= |v| < 1e5: at most 15 significant
+#: digits, so it is also the shortest text that reads back as the rounded float, which is
+#: what ``repr`` writes in that range
+_SHORT = re.compile(r"-?(?:[1-9][0-9]{0,4}\.[0-9]+|0\.[0-9]{0,3}[1-9][0-9]*|0\.0)")
+
+
+def _float_texts(values) -> list[str]:
+    """:func:`canonical_float` of every (exact ``float``) value, a column at a time.
+
+    ``"%.10f"`` rounds exactly as ``round(v, 10)`` does (both are correctly rounded), and
+    without its trailing zeros it is ``repr`` of the rounded value wherever :data:`_SHORT`
+    holds; any other value (tiny, large, non-finite) takes :func:`canonical_float`.
+    """
+    text = "\n" + (_FIXED_LINE * len(values)) % tuple(values)
+    for zeros in _ZERO_RUNS:  # 8 + 4 + 2 + 1: up to all ten trailing zeros of a line
+        text = text.replace(zeros, "\n")
+    text = text.replace(".\n", ".0\n")
+    if "-0.0\n" in text:
+        text = _NEGATIVE_ZERO.sub("", text)
+    texts = text[1:-1].split("\n")
+    if "0.0000" not in text and math.isfinite(sum(values)) and max(map(abs, values)) < 99999.0:
+        return texts
+    return [t if _SHORT.fullmatch(t) else canonical_float(v) for t, v in zip(texts, values)]
+
+
+def _cached(values, encode) -> list[str]:
+    """``encode`` of each value, computed once per distinct value when values repeat
+    (judged on a sample first: a set of every value costs more than it saves on a
+    column of distinct floats)."""
+    if len(set(values[:256])) * 4 > min(len(values), 256):
+        return encode(values)
+    distinct = set(values)
+    if len(distinct) * 4 > len(values):
+        return encode(values)
+    distinct = list(distinct)
+    table = dict(zip(distinct, encode(distinct)))
+    return list(map(table.__getitem__, values))
+
+
+def _ints(values) -> list[str]:
+    return list(map(int.__repr__, values))
+
+
+def _strings(values) -> list[str]:
+    return list(map(_encode_str, values))
+
+
+_SCALAR_TEXT = {True: "true", False: "false", None: "null"}
+
+
+def _scalars(values) -> list[str]:  # str, bool and None: no two of these kinds compare equal
+    return [_SCALAR_TEXT[v] if v is None or v is True or v is False else _encode_str(v)
+            for v in values]
+
+
+def _column(values) -> list[str]:
+    """The canonical text of each value of one column."""
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        return _cached(values, _float_texts)
+    if kinds == {str}:
+        return _cached(values, _strings)
+    if kinds == {int}:
+        return _cached(values, _ints)
+    if kinds <= {str, bool, type(None)}:
+        return _cached(values, _scalars)
+    return list(map(canonical_line, values))
+
+
+def _columnar(rows: list) -> str:
+    """JSONL text of dicts that all hold the same string keys; :class:`_General` (or a
+    KeyError) for anything else."""
+    if set(map(type, rows)) != {dict}:
+        raise _General
+    names = sorted(rows[0])
+    if set(map(len, rows)) != {len(names)} or set(map(type, names)) - {str}:
+        raise _General
+    if not names:
+        return "{}\n" * len(rows)
+    # one column per key, each prefixed by its key; interleaved row by row
+    interleaved = []
+    for i, name in enumerate(names):
+        key = ("{" if i == 0 else ",") + _encode_str(name) + ":"
+        interleaved += [repeat(key), _column(list(map(itemgetter(name), rows)))]
+    interleaved.append(repeat("}\n"))
+    return "".join(chain.from_iterable(zip(*interleaved)))
+
+
+def canonical_lines(rows: Iterable[Any]) -> str:
+    """Canonical JSONL: ``canonical_line(row) + "\\n"`` for every row, joined."""
+    rows = rows if isinstance(rows, list) else list(rows)
+    if not rows:
+        return ""
+    try:
+        return _columnar(rows)
+    except Exception:  # noqa: BLE001 - row by row below raises the first bad row's error
+        return "".join([canonical_line(row) + "\n" for row in rows])
 
 
 def sha256_text(text: str) -> str:

@@ -2,21 +2,49 @@
 
 Every reader is strict: a bad line raises :class:`FormatError` naming the file, the line
 and the field, before anything is returned.  Duplicate ``(query_id, doc_id)`` pairs, NaN
-or infinite scores, non-integer relevance and empty files are all refused.
+or infinite scores, non-integer relevance and empty files are all refused, and so are:
+
+* relevance labels outside :data:`RELEVANCE_MIN` .. :data:`RELEVANCE_MAX` (trec_eval
+  keeps labels in a C ``long`` and its pytrec_eval binding in an ``int``: larger labels
+  silently zero every measure or crash the engine);
+* scores written as integers beyond +-2^53 (:data:`EXACT_INTEGER`), which no double holds
+  exactly, so distinct scores would tie (a decimal such as ``1e30`` reads as the nearest
+  double, and one that overflows to infinity is refused);
+* rank fields of more than 18 digits, JSON nested too deeply to read, and numbers too long
+  to convert: each named by file and line.
+
+How they are fast: a file is read whole (a JSONL file in blocks of lines) and checked a
+column at a time; only when a check fails is it read again line by line
+(``_located_*``), which finds the first bad line and names it.  A result therefore comes
+only from input that the line-by-line reader accepts too.  The garbage collector is
+paused while a file's records are built (:func:`_records`): they hold no reference cycles,
+and a collection every few hundred new containers costs more than the parsing itself.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
 import re
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import compress, count, islice, repeat
+from operator import itemgetter, lt, ne
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from harness.core.records import Qrel, ScoredDoc
+
+#: the relevance labels every reader accepts (a signed 32-bit integer)
+RELEVANCE_MIN, RELEVANCE_MAX = -2 ** 31, 2 ** 31 - 1
+#: the largest magnitude of a score written as an integer (every integer up to it is a double)
+EXACT_INTEGER = 2 ** 53
+#: digits a rank field may hold
+RANK_DIGITS = 18
+_RANK_BOUND = 10 ** RANK_DIGITS
 
 
 class FormatError(ValueError):
@@ -59,7 +87,11 @@ def _lines(path) -> Iterator[tuple[int, str]]:
     if not path.is_file():
         raise FormatError(path, None, None, "no such file")
     seen = False
-    with path.open("rb") as handle:
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+    with handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
@@ -75,23 +107,99 @@ def _lines(path) -> Iterator[tuple[int, str]]:
         raise FormatError(path, None, None, "empty file: no records")
 
 
+@contextmanager
+def _records():
+    """Build many acyclic containers without the cyclic garbage collector running."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _whole_text(path) -> str | None:
+    """The file as text without its byte-order mark, or None when it is not UTF-8 (the
+    line-by-line reader then names the line)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a number of thousands of digits is
+    not echoed whole)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        text = f"<{type(value).__name__} of thousands of digits>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _bounded_int(text: str, digits: int) -> int | None:
+    """``int(text)`` of integer text (:data:`_INTEGER`), or None past ``digits`` digits
+    (leading zeros aside): no conversion of thousands of digits."""
+    sign = -1 if text.startswith("-") else 1
+    magnitude = text.lstrip("+-").lstrip("0")
+    return None if len(magnitude) > digits else sign * int(magnitude or "0")
+
+
+def _out_of_range(path, line, field: str, shown: str) -> FormatError:
+    return FormatError(path, line, field, f"relevance {shown} is outside the supported range "
+                                          f"{RELEVANCE_MIN} .. {RELEVANCE_MAX}")
+
+
+def _in_range(value: int, path, line, field: str) -> int:
+    if not RELEVANCE_MIN <= value <= RELEVANCE_MAX:
+        raise _out_of_range(path, line, field, _short(value))
+    return value
+
+
 def parse_relevance(text: str, path, line: int, field: str = "relevance") -> int:
-    """An integer relevance label; ``1.0``, ``1_0`` or ``x`` is refused, never rounded."""
+    """An integer relevance label in :data:`RELEVANCE_MIN` .. :data:`RELEVANCE_MAX`;
+    ``1.0``, ``1_0`` or ``x`` is refused, never rounded."""
     if not isinstance(text, str) or not _INTEGER.fullmatch(text):
         raise FormatError(path, line, field, f"relevance must be an integer, got {text!r}")
-    return int(text)
+    value = _bounded_int(text, 10)
+    if value is None:
+        raise _out_of_range(path, line, field, _short(text))
+    return _in_range(value, path, line, field)
+
+
+def _inexact(path, line, field, shown) -> FormatError:
+    return FormatError(path, line, field,
+                       f"integer score {shown} is beyond +-2^53: no double holds it exactly, "
+                       "so distinct scores would tie (write it as a decimal)")
 
 
 def parse_score(text, path, line: int | None, field: str = "score") -> float:
-    """A finite float score; NaN, infinities and booleans are refused."""
+    """A finite float score; NaN, infinities, booleans and integers beyond +-2^53 are
+    refused."""
     if isinstance(text, bool) or (isinstance(text, str) and "_" in text):
         raise FormatError(path, line, field, f"score must be a number, got {text!r}")
+    if isinstance(text, int):
+        if not -EXACT_INTEGER <= text <= EXACT_INTEGER:
+            raise _inexact(path, line, field, _short(text))
+    elif isinstance(text, str) and _INTEGER.fullmatch(text.strip()):
+        value = _bounded_int(text.strip(), 16)
+        if value is None or not -EXACT_INTEGER <= value <= EXACT_INTEGER:
+            raise _inexact(path, line, field, _short(text))
     try:
         value = float(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise FormatError(path, line, field, f"score must be a number, got {text!r}") from None
     if not math.isfinite(value):
         raise FormatError(path, line, field, f"score must be finite, got {text!r}")
@@ -111,8 +219,109 @@ def _add_judgement(judgements, seen_lines, path, line, query_id, doc_id, relevan
 
 
 def _finish_qrels(path, judgements) -> QrelsFile:
-    negative = sum(1 for docs in judgements.values() for r in docs.values() if r < 0)
+    negative = sum(sum(map((0).__gt__, docs.values())) for docs in judgements.values())
     return QrelsFile(str(path), judgements, negative)
+
+
+def _group_starts(query_ids: Sequence[str]) -> list[int] | None:
+    """Where each query's block begins when every query's lines are contiguous; else None."""
+    starts = [0, *compress(count(1), map(ne, islice(query_ids, 1, None), query_ids))]
+    return starts if len(starts) == len(set(query_ids)) else None
+
+
+def _judgements(query_ids, doc_ids, labels) -> dict[str, dict[str, int]] | None:
+    """``{query: {doc: label}}`` in file order, or None when a pair repeats."""
+    n = len(query_ids)
+    starts = _group_starts(query_ids)
+    if starts is not None:
+        out = {query_ids[a]: dict(zip(doc_ids[a:b], labels[a:b]))
+               for a, b in zip(starts, [*starts[1:], n])}
+    else:
+        out = {}
+        for query_id, doc_id, label in zip(query_ids, doc_ids, labels):
+            out.setdefault(query_id, {})[doc_id] = label
+    return out if sum(map(len, out.values())) == n else None
+
+
+def _labels(texts: Sequence[str]) -> list[int] | None:
+    """Relevance labels from their text, or None when one is not an in-range integer."""
+    joined = "".join(texts)
+    if not joined.isascii() or "_" in joined or max(map(len, texts)) > 11:
+        return None
+    try:
+        labels = list(map(int, texts))
+    except ValueError:
+        return None
+    if min(labels) < RELEVANCE_MIN or max(labels) > RELEVANCE_MAX:
+        return None
+    return labels
+
+
+def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
+    """Scores from text (``texts``: all ``str``) or JSON numbers (the fast path's check),
+    or None when any would be refused (or needs a closer look: magnitudes from 2^53 on)."""
+    kinds = {str} if texts else set(map(type, values))
+    if kinds == {str}:
+        if "_" in "".join(values):
+            return None
+    elif not kinds <= {float, int}:
+        return None
+    try:
+        scores = list(map(float, values))
+    except (ValueError, OverflowError):
+        return None
+    if (not math.isfinite(sum(scores)) or max(scores) >= EXACT_INTEGER
+            or min(scores) <= -EXACT_INTEGER):
+        return None
+    return scores
+
+
+#: ASCII whitespace other than the space and the newline
+_ODD_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _columns(text: str, width: int) -> list[list[str]] | None:
+    """The ``width`` whitespace-separated columns of every non-blank line, or None when a
+    line has another number of fields.
+
+    A plain file (ASCII, fields separated by single spaces, no whitespace but spaces and
+    newlines, no blank line) is split in one pass over the whole text, each newline kept
+    as a field of its own: every line holds ``width`` fields exactly when every
+    ``width + 1``-th field is a newline and no field is empty.  Any other file is split
+    line by line.
+    """
+    if text.isascii() and not any(map(text.__contains__, _ODD_SPACE)):
+        spaced = text.removesuffix("\n").replace("\n", " \n ") + " \n"
+        # no empty field: no two spaces in a row, none at the start
+        if "  " not in spaced and not spaced.startswith(" "):
+            fields = spaced.split(" ")
+            step = width + 1
+            lines = spaced.count("\n")  # each newline is one field
+            if (len(fields) == lines * step
+                    and fields[width::step].count("\n") == lines):
+                return [fields[i::step] for i in range(width)]
+    lines = text.split("\n")
+    rows = list(map(str.split, lines))
+    widths = set(map(len, rows))
+    if widths != {width}:
+        if widths != {0, width}:
+            return None
+        rows = list(filter(None, rows))
+    return [list(map(itemgetter(i), rows)) for i in range(width)]
+
+
+def _ranks(texts: list[str]) -> list[int] | None:
+    """Integer ranks of at most :data:`RANK_DIGITS` digits, or None.  (ASCII text without
+    ``_`` that ``int`` reads is exactly ``[+-]?[0-9]+``.)"""
+    joined = "".join(texts)
+    if not joined.isascii() or "_" in joined:
+        return None
+    try:
+        ranks = list(map(int, texts))
+    except ValueError:  # not an integer, or thousands of digits
+        return None
+    # past 18 digits (leading zeros aside), the line-by-line reader refuses the rank
+    return ranks if -_RANK_BOUND < min(ranks) and max(ranks) < _RANK_BOUND else None
 
 
 # --------------------------------------------------------------------------- qrels
@@ -121,8 +330,26 @@ BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
 _HEADER_TEXT = "\t".join(BEIR_QRELS_HEADER)
 
 
+def _fast_trec_qrels(text: str) -> dict | None:
+    columns = _columns(text, 4)
+    if columns is None:
+        return None
+    query_ids, _, doc_ids, texts = columns
+    labels = _labels(texts)
+    return None if labels is None else _judgements(query_ids, doc_ids, labels)
+
+
 def read_trec_qrels(path) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
+    with _records():
+        text = _whole_text(path)
+        judgements = None if text is None else _fast_trec_qrels(text)
+        if judgements is None:
+            judgements = _located_trec_qrels(path)
+        return _finish_qrels(path, judgements)
+
+
+def _located_trec_qrels(path) -> dict:
     judgements: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, text in _lines(path):
@@ -137,11 +364,34 @@ def read_trec_qrels(path) -> QrelsFile:
             )
         query_id, _iteration, doc_id, rel = parts
         _add_judgement(judgements, seen, path, line, query_id, doc_id, parse_relevance(rel, path, line))
-    return _finish_qrels(path, judgements)
+    return judgements
+
+
+def _fast_beir_qrels(text: str) -> dict | None:
+    lines = list(filter(str.strip, text.split("\n")))
+    if not lines or tuple(p.strip() for p in lines[0].split("\t")) != BEIR_QRELS_HEADER:
+        return None
+    rows = [line.split("\t") for line in islice(lines, 1, None)]
+    if not rows or set(map(len, rows)) != {3}:
+        return None
+    query_ids, doc_ids, texts = (list(map(str.strip, column)) for column in zip(*rows))
+    if "" in query_ids or "" in doc_ids:
+        return None
+    labels = _labels(texts)
+    return None if labels is None else _judgements(query_ids, doc_ids, labels)
 
 
 def read_beir_qrels(path) -> QrelsFile:
     """BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
+    with _records():
+        text = _whole_text(path)
+        judgements = None if text is None else _fast_beir_qrels(text)
+        if judgements is None:
+            judgements = _located_beir_qrels(path)
+        return _finish_qrels(path, judgements)
+
+
+def _located_beir_qrels(path) -> dict:
     judgements: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
     header_seen = False
@@ -167,19 +417,189 @@ def read_beir_qrels(path) -> QrelsFile:
                        parse_relevance(rel, path, line, "score"))
     if not judgements:
         raise FormatError(path, None, None, "empty file: a header but no judgements")
-    return _finish_qrels(path, judgements)
+    return judgements
+
+
+# --------------------------------------------------------------------------- JSON
+
+_DECODER = json.JSONDecoder()
+_scan = _DECODER.scan_once
+_JSONL_BLOCK = 1 << 23  # bytes of lines decoded at a time
+
+
+def _json_error(exc: Exception) -> str:
+    """What is wrong, in the reader's words, for anything ``json.loads`` raises."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg}"
+    if isinstance(exc, RecursionError):
+        return "not valid JSON: nested too deeply to read"
+    if "integer string conversion" in str(exc):
+        return "not valid JSON: a number with more digits than can be read (limit 4300)"
+    return f"not valid JSON: {exc}"
+
+
+def _loads(text: str, path, line: int):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(path, line, None, _json_error(exc)) from None
+
+
+def _decoded(lines: list[str]) -> list | None:
+    """``json.loads`` of every line (none blank), or None where any line needs the full
+    decoder (leading or trailing space, an error): the C scanner on each line as is."""
+    try:
+        found = list(map(_scan, lines, repeat(0)))
+    except Exception:  # noqa: BLE001 - the line-by-line reader names what is wrong
+        return None
+    if len(found) != len(lines) or list(map(itemgetter(1), found)) != list(map(len, lines)):
+        return None  # a StopIteration ends map() early; an end short of the line is extra text
+    return list(map(itemgetter(0), found))
+
+
+#: a JSON string between the lines of a block read as one array (see :func:`_together`)
+_JOINT = "harness-jsonl-joint-7f3a9c"
+_JOINED = f',"{_JOINT}",'
+
+
+def _together(lines: list[str]) -> list | None:
+    """``json.loads`` of every line, read as one JSON array (one call, and its keys read
+    once), or None.
+
+    The lines are joined by a string that no line holds, written so that only those joints
+    can spell it (no ``\\u`` escape anywhere): when the array reads as value, joint,
+    value, ..., every joint sits at the top level, so each line was exactly one value.
+    """
+    probe = "\n".join(lines)
+    if _JOINT in probe or "\\u" in probe:
+        return None
+    try:
+        values = json.loads("[" + _JOINED.join(lines) + "]")
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != 2 * len(lines) - 1 or values[1::2].count(_JOINT) != len(lines) - 1:
+        return None
+    return values[0::2]
+
+
+def _jsonl_block(path, numbers: list[int], lines: list[str]):
+    """``(values, error)``: the values of the lines, up to the first that does not read
+    (whose located error comes second, else None)."""
+    with _records():
+        objects = _together(lines)
+        if objects is None:
+            objects = _decoded(lines)
+        if objects is not None:
+            return objects, None
+        objects = []
+        for line, text in zip(numbers, lines):
+            try:
+                objects.append(_loads(text, path, line))
+            except FormatError as exc:
+                return objects, exc
+    return objects, None
+
+
+#: a newline, then ASCII whitespace or the end of the text: where a blank line may begin
+_LINE_SPACE = tuple("\n" + c for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+
+
+def _split_block(path, raw: list[bytes], first: int):
+    """``(numbers, lines, error)`` of one block of lines (``first`` is the number of its
+    first): its non-blank lines, cut short by the error of an undecodable line."""
+    try:
+        text = b"".join(raw).decode("utf-8")
+    except UnicodeDecodeError:  # line by line, to name the line
+        numbers, lines = [], []
+        for number, data in enumerate(raw, start=first):
+            try:
+                line = data.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                return numbers, lines, FormatError(path, number, None,
+                                                   f"not UTF-8 text ({exc.reason})")
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            if line.strip():
+                numbers.append(number)
+                lines.append(line)
+        return numbers, lines, None
+    if first == 1:
+        text = text.removeprefix("\ufeff")
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    if "\r" in text:
+        lines = list(map(str.rstrip, lines, repeat("\r\n")))
+    elif (text and text.isascii() and not text[0].isspace()
+          and not any(map(text.__contains__, _LINE_SPACE))):
+        return list(range(first, first + len(lines))), lines, None  # no line is blank
+    keep = list(map(str.strip, lines))
+    return list(compress(count(first), keep)), list(compress(lines, keep)), None
+
+
+def _jsonl_blocks(path) -> Iterator[tuple[list[int], list]]:
+    """``(line numbers, values)`` per block of non-blank lines of a JSONL file, each value
+    read as ``json.loads`` reads it; an error names its line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+    first, seen = 1, False
+    with handle:
+        while raw := handle.readlines(_JSONL_BLOCK):
+            numbers, lines, error = _split_block(path, raw, first)
+            first += len(raw)
+            if lines:
+                seen = True
+                objects, bad = _jsonl_block(path, numbers, lines)
+                yield numbers[:len(objects)], objects
+                error = bad or error
+            if error is not None:
+                raise error
+    if not seen:
+        raise FormatError(path, None, None, "empty file: no records")
 
 
 def read_jsonl(path) -> Iterator[tuple[int, dict]]:
     """``(line, object)`` per line of a JSONL file; a line that is not an object is refused."""
-    for line, text in _lines(path):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FormatError(path, line, None, f"not valid JSON: {exc.msg}") from None
-        if not isinstance(obj, dict):
-            raise FormatError(path, line, None, f"expected a JSON object, got {type(obj).__name__}")
-        yield line, obj
+    for numbers, objects in _jsonl_blocks(path):
+        if set(map(type, objects)) == {dict}:
+            yield from zip(numbers, objects)
+            continue
+        for line, obj in zip(numbers, objects):
+            if not isinstance(obj, dict):
+                raise FormatError(path, line, None,
+                                  f"expected a JSON object, got {type(obj).__name__}")
+            yield line, obj
+
+
+def _deepest_line(text: str) -> int:
+    """The line where the nesting of ``text`` (outside strings) is deepest."""
+    depth = deepest = 0
+    line = where = 1
+    in_string = escaped = False
+    for char in text:
+        if char == "\n":
+            line += 1
+        elif in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, line
+        elif char in "]}":
+            depth -= 1
+    return where
 
 
 def read_json_object(path) -> dict:
@@ -192,11 +612,21 @@ def read_json_object(path) -> dict:
     if not path.is_file():
         raise FormatError(path, None, None, "no such file")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise FormatError(path, None, None, "not UTF-8 text") from None
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, None, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise FormatError(path, _deepest_line(text), None, _json_error(RecursionError())) from None
+    except ValueError as exc:  # a number of more digits than Python converts
+        long = re.search(r"[0-9]{4301,}", text)
+        line = None if long is None else text.count("\n", 0, long.start()) + 1
+        raise FormatError(path, line, None, _json_error(exc)) from None
     if not isinstance(doc, dict):
         raise FormatError(path, None, None, f"expected a JSON object, got {type(doc).__name__}")
     return doc
@@ -216,8 +646,56 @@ def require_field(obj: Mapping, name: str, path, line: int, kind=str):
     return value
 
 
+def _ids(objects: list[dict], name: str) -> list[str] | None:
+    """The string (or integer) ids of one field, as :func:`require_field` reads them."""
+    try:
+        values = list(map(itemgetter(name), objects))
+    except (KeyError, TypeError):
+        return None
+    kinds = set(map(type, values))
+    if kinds == {int}:
+        values = list(map(str, values))
+    elif kinds != {str}:
+        if not kinds <= {str, int}:
+            return None
+        values = [v if type(v) is str else str(v) for v in values]
+    return None if "" in values else values
+
+
+def _fast_jsonl(path, fields: tuple[str, str, str]):
+    """``(query ids, doc ids, third field values)`` of a JSONL file, or None where the
+    line-by-line reader must look."""
+    columns: list[list] = [[], [], []]
+    try:
+        for _numbers, objects in _jsonl_blocks(path):
+            if set(map(type, objects)) != {dict}:
+                return None
+            query_ids, doc_ids = _ids(objects, fields[0]), _ids(objects, fields[1])
+            if query_ids is None or doc_ids is None:
+                return None
+            columns[0] += query_ids
+            columns[1] += doc_ids
+            columns[2] += map(itemgetter(fields[2]), objects)
+    except (FormatError, KeyError):
+        return None
+    return columns
+
+
 def read_jsonl_qrels(path) -> QrelsFile:
     """JSONL qrels: ``{"query_id": .., "doc_id": .., "relevance": int}`` per line."""
+    with _records():
+        judgements = None
+        columns = _fast_jsonl(path, ("query_id", "doc_id", "relevance"))
+        if columns is not None and set(map(type, columns[2])) == {int}:
+            labels = columns[2]
+            if min(labels) >= RELEVANCE_MIN and max(labels) <= RELEVANCE_MAX:
+                judgements = _judgements(columns[0], columns[1], labels)
+        if judgements is None:
+            judgements = _located_jsonl_qrels(path)
+        return _finish_qrels(path, judgements)
+
+
+def _located_jsonl_qrels(path) -> dict:
     judgements: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, obj in read_jsonl(path):
@@ -226,8 +704,9 @@ def read_jsonl_qrels(path) -> QrelsFile:
         rel = require_field(obj, "relevance", path, line, kind=None)
         if isinstance(rel, bool) or not isinstance(rel, int):
             raise FormatError(path, line, "relevance", f"relevance must be an integer, got {rel!r}")
-        _add_judgement(judgements, seen, path, line, query_id, doc_id, rel)
-    return _finish_qrels(path, judgements)
+        _add_judgement(judgements, seen, path, line, query_id, doc_id,
+                       _in_range(rel, path, line, "relevance"))
+    return judgements
 
 
 def read_qrels(path) -> QrelsFile:
@@ -254,6 +733,41 @@ def _add_scored(run, seen, path, line, query_id, doc_id, score):
     run.setdefault(query_id, []).append(ScoredDoc(query_id, doc_id, score))
 
 
+def _scored_lists(query_ids, doc_ids, scores, ranks=None) -> dict | None:
+    """``{query: [ScoredDoc]}`` in file order of first appearance, each list in ``ranks``
+    order (stable) when given, else file order; None when a pair repeats."""
+    n = len(query_ids)
+    docs = list(map(tuple.__new__, repeat(ScoredDoc), zip(query_ids, doc_ids, scores)))
+    starts = _group_starts(query_ids)
+    if starts is not None and (ranks is None or set(
+            compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
+        bounds = list(zip(starts, [*starts[1:], n]))
+        if any(len(set(doc_ids[a:b])) != b - a for a, b in bounds):
+            return None
+        return {query_ids[a]: docs[a:b] for a, b in bounds}
+    if len(set(zip(query_ids, doc_ids))) != n:
+        return None
+    positions: dict[str, list[int]] = {}
+    for i, query_id in enumerate(query_ids):
+        positions.setdefault(query_id, []).append(i)
+    if ranks is not None:
+        for kept in positions.values():
+            kept.sort(key=ranks.__getitem__)
+    return {q: list(map(docs.__getitem__, kept)) for q, kept in positions.items()}
+
+
+def _fast_trec_run(text: str) -> dict | None:
+    columns = _columns(text, 6)
+    if columns is None:
+        return None
+    query_ids, _, doc_ids, rank_texts, score_texts, _ = columns
+    ranks = _ranks(rank_texts)
+    scores = None if ranks is None else _scores(score_texts, texts=True)
+    if scores is None:
+        return None
+    return _scored_lists(query_ids, doc_ids, scores, ranks)
+
+
 def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
     """TREC run: ``query_id Q0 doc_id rank score tag`` per line.
 
@@ -261,6 +775,13 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
     order ``preserve_order`` scores.  trec_eval itself ignores the rank column, and so does
     the default scoring, which orders by score.
     """
+    with _records():
+        text = _whole_text(path)
+        run = None if text is None else _fast_trec_run(text)
+        return _located_trec_run(path) if run is None else run
+
+
+def _located_trec_run(path) -> dict[str, list[ScoredDoc]]:
     run: dict[str, list[ScoredDoc]] = {}
     ranks: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
@@ -274,8 +795,12 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
         query_id, _q0, doc_id, rank, score, _tag = parts
         if not _INTEGER.fullmatch(rank):
             raise FormatError(path, line, "rank", f"rank must be an integer, got {rank!r}")
+        value = _bounded_int(rank, RANK_DIGITS)
+        if value is None:
+            raise FormatError(path, line, "rank",
+                              f"rank {_short(rank)} has more than {RANK_DIGITS} digits")
         _add_scored(run, seen, path, line, query_id, doc_id, parse_score(score, path, line))
-        ranks[(query_id, doc_id)] = int(rank)
+        ranks[(query_id, doc_id)] = value
     for query_id, docs in run.items():
         docs.sort(key=lambda d: ranks[(query_id, d.doc_id)])  # stable: file order breaks ties
     return run
@@ -283,6 +808,17 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
 
 def read_jsonl_run(path) -> dict[str, list[ScoredDoc]]:
     """JSONL run: ``{"query_id": .., "doc_id": .., "score": float}`` per line."""
+    with _records():
+        run = None
+        columns = _fast_jsonl(path, ("query_id", "doc_id", "score"))
+        if columns is not None:
+            scores = _scores(columns[2]) if set(map(type, columns[2])) <= {float, int} else None
+            if scores is not None:
+                run = _scored_lists(columns[0], columns[1], scores)
+        return _located_jsonl_run(path) if run is None else run
+
+
+def _located_jsonl_run(path) -> dict[str, list[ScoredDoc]]:
     run: dict[str, list[ScoredDoc]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, obj in read_jsonl(path):
@@ -359,6 +895,6 @@ def write_trec_run(path, run: Mapping[str, Sequence[ScoredDoc]], tag: str = "har
 
 def write_jsonl(path, rows: Iterable[Mapping]) -> None:
     """Write canonical JSONL (sorted keys, fixed float formatting), atomically."""
-    from harness.core.canonical import canonical_line
+    from harness.core.canonical import canonical_lines
 
-    _atomic_write_text(path, "".join(canonical_line(row) + "\n" for row in rows))
+    _atomic_write_text(path, canonical_lines(rows))

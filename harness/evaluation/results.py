@@ -34,7 +34,7 @@ from harness.claims import ComparisonsClaim, IntervalsClaim
 from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
                                     RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
 from harness.core import interrupts
-from harness.core.canonical import canonical_line, sha256_text
+from harness.core.canonical import canonical_lines, sha256_text
 from harness.core.outputs import MARKER, check_directory, marker_files, marker_text
 
 INTERVALS_JSON, COMPARISONS_JSON = IntervalsClaim.RESULTS_FILE, ComparisonsClaim.RESULTS_FILE
@@ -51,7 +51,7 @@ def host_info() -> dict:
 
 
 def _jsonl_text(rows) -> str:
-    return "".join(canonical_line(r) + "\n" for r in rows)
+    return canonical_lines(rows)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -29,10 +29,11 @@ import math
 import numbers
 from dataclasses import dataclass, field
 from itertools import chain, compress, count, islice
-from operator import eq, itemgetter
+from operator import eq, gt, itemgetter
 from typing import Iterable, Mapping, Sequence
 
 from harness.core.doc_ids import parse_doc_id
+from harness.core.formats import RELEVANCE_MAX, RELEVANCE_MIN
 from harness.core.measures import Measure, resolve
 from harness.core.records import ScoredDoc
 
@@ -77,6 +78,8 @@ _DOC = itemgetter(0)
 _SCORE = itemgetter(1)
 _QUERY_OF = itemgetter(0)
 _DOC_SCORE = itemgetter(1, 2)
+_DOC_ID = itemgetter(1)
+_SCORE_OF = itemgetter(2)
 
 
 def _where(query_id) -> str:
@@ -258,6 +261,28 @@ def _untied_lists(lists: dict[str, dict], np) -> dict[str, Sequence[float]]:
     return out
 
 
+def _as_dict(docs, query_id) -> dict | None:
+    """``docs`` as ``{doc_id: score}`` where that changes nothing: a non-empty dict, or a
+    list of this query's ScoredDocs with distinct ids (what the run readers return); else
+    None, and the list takes the checked path."""
+    if type(docs) is dict:
+        return docs or None
+    if type(docs) is not list or not docs or set(map(type, docs)) != {ScoredDoc}:
+        return None
+    if set(map(_QUERY_OF, docs)) != {query_id}:
+        return None
+    pairs = dict(zip(map(_DOC_ID, docs), map(_SCORE_OF, docs)))
+    return pairs if len(pairs) == len(docs) else None
+
+
+def _descending(docs: list) -> bool:
+    """Whether the ScoredDocs of an untied list are in order of descending score.  (Their
+    scores are distinct as doubles, and rounding to a double keeps order, so comparing
+    the values given compares what trec_eval sees.)"""
+    scores = list(map(_SCORE_OF, docs))
+    return all(map(gt, scores, islice(scores, 1, None)))
+
+
 def _diagnose(qrels: Mapping, run: Mapping) -> None:
     """Name the id or value trec_eval refused (the fast path leaves these checks to it)."""
     for query_id in sorted(run):
@@ -338,7 +363,8 @@ def prepare_qrels(qrels: Mapping[str, Mapping[str, int]], binary: bool = False):
 
     Returns ``(judgeable, dropped, negative_labels)`` where ``dropped`` lists (sorted) the
     queries with no relevant document.  Query and doc ids must be strings and labels
-    integers (doc ids are checked when trec_eval is handed the qrels, see
+    integers in ``RELEVANCE_MIN .. RELEVANCE_MAX`` (trec_eval keeps a label in a C int:
+    a larger one silently zeroes every measure, or crashes the engine; doc ids are checked when trec_eval is handed the qrels, see
     :func:`_diagnose`); a query's mapping is passed through uncopied when nothing needs
     rewriting.
     """
@@ -355,6 +381,12 @@ def prepare_qrels(qrels: Mapping[str, Mapping[str, int]], binary: bool = False):
                 continue
             docs = {d: _relevance(query_id, d, r) for d, r in docs.items()}
             values = docs.values()
+        if max(values) > RELEVANCE_MAX or min(values) < RELEVANCE_MIN:
+            doc_id, rel = next((d, r) for d, r in docs.items()
+                               if not RELEVANCE_MIN <= r <= RELEVANCE_MAX)
+            raise ValueError(f"qrels: field 'relevance' for (query_id={query_id!r}, "
+                             f"doc_id={doc_id!r}): {rel} is outside the supported range "
+                             f"{RELEVANCE_MIN} .. {RELEVANCE_MAX}")
         if max(values) <= 0:
             dropped.append(query_id)
             negative += sum(1 for r in values if r < 0)
@@ -393,17 +425,20 @@ def score(
     # Lists passed to trec_eval unchanged (query -> their scores, ascending): a dict whose
     # scores hold no tie is already in rank_key order, so rank-derived scores would change
     # nothing.  Its ids and value types are checked when trec_eval reads them (_diagnose).
+    # A reader's list of ScoredDocs goes the same way, as a dict (_as_dict).
     untied: dict[str, Sequence[float]] = {}
+    as_dicts: dict[str, dict] = {}
     unanswered: list[str] = []
     if not preserve_order:
-        untied = _untied_lists({q: d for q in judgeable if type(d := run.get(q)) is dict and d}, np)
+        as_dicts = {q: d for q in judgeable if (d := _as_dict(run.get(q), q)) is not None}
+        untied = _untied_lists(as_dicts, np)
     for query_id in judgeable:
         docs = run.get(query_id)
         if not docs:
             unanswered.append(query_id)
             continue
         if query_id in untied:
-            full[query_id] = docs
+            full[query_id] = as_dicts[query_id]
             continue
         ranking = _normalise(docs, preserve_order, query_id, cache)
         if not ranking:  # an empty iterable
@@ -414,9 +449,12 @@ def score(
 
     def ranking_of(query_id: str) -> list[tuple[str, float]]:
         ranking = ordered.get(query_id)
-        if ranking is None:
-            ranking = sorted(full[query_id].items(), key=_SCORE, reverse=True)
-        return ranking
+        if ranking is not None:
+            return ranking
+        docs = run[query_id]
+        if type(docs) is list and _descending(docs):
+            return list(map(_DOC_SCORE, docs))  # a reader's list already in rank order
+        return sorted(full[query_id].items(), key=_SCORE, reverse=True)
 
     def cut(query_id: str, k: int) -> dict[str, float]:
         if query_id in ordered:

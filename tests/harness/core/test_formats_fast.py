@@ -1,0 +1,504 @@
+"""The fast readers agree with the previous ones, line for line and error for error.
+
+The oracle is the previous implementation, frozen in ``formats_reference.py``.  Files are
+generated (hypothesis, a fixed derandomised budget) from valid lines and adversarial ones:
+odd whitespace (tabs, runs, NBSP, file separators, CR), blank and whitespace-only lines,
+byte-order marks, bytes that are not UTF-8, wrong column counts, duplicate pairs, ranks
+out of order, queries that are not contiguous, every number syntax ``float`` and ``int``
+accept or refuse, JSON that is not an object or not JSON.
+
+Agreement means the same result, or a :class:`FormatError` with the same text, file, line
+and field.  Lines carrying what only the new readers refuse (a label outside the 32-bit
+range, an integer score beyond 2^53, a rank of more than 18 digits, JSON too deep or a
+number too long to read, on which the old readers crashed or were silently wrong) are
+marked by the generator: there the new reader must refuse, naming the file, and the line
+of the first such mark or of the old reader's error, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from itertools import islice
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from harness.core import formats
+from tests.harness.core import formats_reference as ref
+
+FUZZ = settings(max_examples=150, deadline=None, database=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+_DIR = Path(tempfile.mkdtemp(prefix="formats-fast-"))
+
+IDS = ["q1", "q2", "q3", "d1", "d2", "d3", "Q0", "x_1", "é", "日本", "0", "-1", "M001_3",
+       "M001_digest", "a\u00a0b", "a\x1cb", "a\tb", "a b", "%s", "\\", '"']
+RANKS = ["1", "2", "3", "+3", "-1", "0", "007", "1.0", "1_0", "٣", "x", "9" * 18,
+         "0" * 30 + "5", "10", "2"]
+SCORES = ["0.5", "-0.25", "1e-5", "1E5", "nan", "NaN", "inf", "-Infinity", "1e400",
+          "0x1p3", "1_0", "١.٥", "abc", "-0", "+.5", "5.", "9007199254740992", "123",
+          "0.1", "0.9", "0.7", "1e308", "-9007199254740992", "00000000000000000000001"]
+LABELS = ["0", "1", "2", "-1", "3", "+2", "1.0", "1_0", "x", "٣", "2147483647",
+          "-2147483648", "0000000000001", "00000000000000000000000002"]
+RANK_TRIGGERS = ["1" * 19, "-" + "9" * 25, "1" * 5000]
+LABEL_TRIGGERS = ["2147483648", "4294967295", "-2147483649", "9" * 30, "1" * 5000,
+                  "18446744073709551616"]
+SCORE_TRIGGERS = ["9007199254740993", "1" * 30, "-" + "9" * 20, "1" * 5000]
+GAPS = [" ", " ", " ", "\t", "  ", " \t "]
+ENDINGS = ["\n", "\n", "\n", "\r\n"]
+
+
+def _join(draw, tokens) -> str:
+    text = tokens[0]
+    for token in tokens[1:]:
+        text += draw(st.sampled_from(GAPS)) + token
+    if draw(st.integers(0, 9)) == 0:
+        text = draw(st.sampled_from([" ", "\t"])) + text + draw(st.sampled_from(["", " "]))
+    return text
+
+
+@st.composite
+def text_lines(draw, columns, trigger_column=None, triggers=()):
+    """``(text, trigger field or None)``: a line of whitespace-separated columns."""
+    names = [name for name, _ in columns]
+    kind = draw(st.integers(0, 19))
+    if kind == 0:
+        return draw(st.sampled_from(["", "   ", "\t", "\x0b"])), None
+    if kind == 1:  # a wrong number of columns
+        n = draw(st.sampled_from([1, len(columns) - 1, len(columns) + 1]))
+        return " ".join(draw(st.sampled_from(IDS + RANKS)) for _ in range(n)), None
+    tokens = [draw(st.sampled_from(pool)) for _, pool in columns]
+    if trigger_column is not None and kind == 2:  # an otherwise plain line with a trigger
+        tokens = [f"q{draw(st.integers(1, 3))}", "Q0", f"d{draw(st.integers(1, 9))}"][:len(tokens)]
+        tokens += [pool[0] for _, pool in columns[len(tokens):]]
+        tokens[names.index(trigger_column)] = draw(st.sampled_from(triggers))
+        return " ".join(tokens), trigger_column
+    if kind < 12:  # plain: few ids, so duplicates and interleaved queries happen
+        tokens[0] = f"q{draw(st.integers(1, 3))}"
+        if "doc_id" in names:
+            tokens[names.index("doc_id")] = f"d{draw(st.integers(1, 9))}"
+    return _join(draw, tokens), None
+
+
+def trec_run_lines():
+    return text_lines([("query_id", IDS), ("q0", ["Q0", "0", "x"]), ("doc_id", IDS),
+                       ("rank", RANKS), ("score", SCORES), ("tag", ["run", "t"])])
+
+
+def trec_run_trigger_lines():
+    return st.one_of(
+        text_lines([("query_id", IDS), ("q0", ["Q0"]), ("doc_id", IDS), ("rank", ["1"]),
+                    ("score", ["0.5"]), ("tag", ["run"])], "rank", RANK_TRIGGERS),
+        text_lines([("query_id", IDS), ("q0", ["Q0"]), ("doc_id", IDS), ("rank", ["1"]),
+                    ("score", ["0.5"]), ("tag", ["run"])], "score", SCORE_TRIGGERS))
+
+
+def trec_qrels_lines():
+    return text_lines([("query_id", IDS), ("iteration", ["0", "Q0"]), ("doc_id", IDS),
+                       ("relevance", LABELS)])
+
+
+def trec_qrels_trigger_lines():
+    return text_lines([("query_id", IDS), ("iteration", ["0"]), ("doc_id", IDS),
+                       ("relevance", ["1"])], "relevance", LABEL_TRIGGERS)
+
+
+@st.composite
+def beir_lines(draw, trigger=False):
+    if trigger:
+        return (f"q{draw(st.integers(1, 3))}\td{draw(st.integers(1, 9))}\t"
+                + draw(st.sampled_from(LABEL_TRIGGERS))), "score"
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return draw(st.sampled_from(["", "  ", "q1\td1", "q1\td1\t1\t2", " \td1\t1", "q1\t \t1",
+                                     "query-id\tcorpus-id\tscore", "q1 d1 1"])), None
+    parts = [f"q{draw(st.integers(1, 3))}", f"d{draw(st.integers(1, 9))}",
+             draw(st.sampled_from(LABELS))]
+    if kind == 1:
+        parts = [draw(st.sampled_from(IDS)) for _ in range(2)] + [parts[2]]
+    pad = draw(st.sampled_from(["", "", " ", "\u00a0"]))
+    return "\t".join(pad + p for p in parts), None
+
+
+@st.composite
+def plain_lines(draw, columns):
+    """A valid line (single spaces, few ids): files of these reach the fast path."""
+    tokens = [draw(st.sampled_from(pool)) for pool in columns]
+    tokens[0] = f"q{draw(st.integers(1, 3))}"
+    if len(columns) > 3:
+        tokens[2] = f"d{draw(st.integers(1, 40))}"
+    return " ".join(tokens), None
+
+
+PLAIN_RUN = plain_lines([["q"], ["Q0"], ["d"], ["1", "2", "3", "10", "0", "-2"],
+                         ["0.5", "0.25", "1", "-3.5", "1e-3", "7"], ["run"]])
+PLAIN_QRELS = plain_lines([["q"], ["0"], ["d"], ["0", "1", "2", "-1", "3"]])
+
+
+@st.composite
+def files(draw, lines, trigger_lines, header=None, plain=None):
+    """``(bytes, first trigger line or None)`` of a generated file: random lines, or (half
+    the time, when ``plain`` is given) valid lines with one random line among them."""
+    if plain is not None and draw(st.booleans()):
+        body = draw(st.lists(plain, min_size=1, max_size=25))
+        if draw(st.integers(0, 3)):
+            body.insert(draw(st.integers(0, len(body))),
+                        draw(st.one_of(lines, trigger_lines)))
+    else:
+        body = draw(st.lists(st.one_of(lines, lines, lines, trigger_lines), max_size=25))
+    chunks, first_trigger, number = [], None, 0
+    bom = draw(st.integers(0, 9)) == 0
+    if header is not None:
+        chunks.append(draw(st.sampled_from([header, header, header, header + " ", "query-id\tdoc"]))
+                      .encode() + b"\n")
+        number = 1
+    for text, trigger in body:
+        number += 1
+        if draw(st.integers(0, 29)) == 0:
+            chunks.append(b"q1 Q0 \xff\xfe 1 0.5 run\n")  # not UTF-8
+            continue
+        chunks.append(text.encode("utf-8") + draw(st.sampled_from(ENDINGS)).encode())
+        if trigger and first_trigger is None:
+            first_trigger = (number, trigger)
+    data = b"".join(chunks)
+    if data and draw(st.booleans()):
+        data = data.rstrip(b"\n")  # no newline after the last line
+    return (b"\xef\xbb\xbf" if bom else b"") + data, first_trigger
+
+
+def _outcome(reader, path):
+    try:
+        result = reader(path)
+    except Exception as exc:  # noqa: BLE001 - compared by the caller
+        return None, exc
+    if hasattr(result, "judgements"):
+        result = (result.path, result.judgements, result.negative_labels)
+    elif not isinstance(result, dict):
+        result = list(result)
+    return result, None
+
+
+def agree(new_reader, old_reader, data: bytes, trigger, suffix: str):
+    path = _DIR / f"input{suffix}"
+    path.write_bytes(data)
+    new, new_error = _outcome(new_reader, path)
+    old, old_error = _outcome(old_reader, path)
+    old_line = None
+    if old_error is not None:
+        if type(old_error).__name__ == "FormatError":
+            old_line = old_error.line
+        elif trigger is None:
+            raise AssertionError(f"the old reader crashed on an unmarked input: {old_error!r}")
+    if trigger is None or (old_line is not None and old_line < trigger[0]):
+        if old_error is None:
+            assert new_error is None, f"new refused what the old read: {new_error}"
+            assert new == old
+            return
+        assert isinstance(new_error, formats.FormatError), repr(new_error)
+        assert (str(new_error), new_error.path, new_error.line, new_error.field) == (
+            str(old_error), old_error.path, old_error.line, old_error.field)
+        return
+    # a marked line comes first: refused there, located
+    assert isinstance(new_error, formats.FormatError), f"{trigger}: got {new!r} / {new_error!r}"
+    assert new_error.path == str(path)
+    line, field = trigger
+    if old_line is not None and old_line == line:
+        assert new_error.line == line and new_error.field in (field, old_error.field), new_error
+    elif old_line is None and old_error is not None and type(old_error).__name__ == "FormatError":
+        # a whole-file error of the old reader (e.g. empty): the new one may name the line
+        assert new_error.line in (line, None), new_error
+    else:
+        assert (new_error.line, new_error.field) == (line, field), new_error
+
+
+@FUZZ
+@given(files(trec_run_lines(), trec_run_trigger_lines(), plain=PLAIN_RUN))
+def test_trec_run(case):
+    agree(formats.read_trec_run, ref.read_trec_run, *case, ".txt")
+
+
+@FUZZ
+@given(files(trec_qrels_lines(), trec_qrels_trigger_lines(), plain=PLAIN_QRELS))
+def test_trec_qrels(case):
+    agree(formats.read_trec_qrels, ref.read_trec_qrels, *case, ".txt")
+
+
+@FUZZ
+@given(files(beir_lines(), beir_lines(trigger=True), header="query-id\tcorpus-id\tscore",
+             plain=PLAIN_QRELS.map(lambda line: ("\t".join(line[0].split(" ")[::2][:1]
+                                                           + line[0].split(" ")[2:]), None))))
+def test_beir_qrels(case):
+    agree(formats.read_beir_qrels, ref.read_beir_qrels, *case, ".tsv")
+
+
+# --------------------------------------------------------------------------- JSONL
+
+ID_VALUES = ["q1", "q2", "q3", 1, 2, 0, "", True, None, 1.5, [], {}, "é"]
+SCORE_VALUES = [0.5, -1.0, 1, 0, 1e300, "0.5", "nan", " 0.5 ", "1_0", True, None, [],
+                float("nan"), float("inf"), 2 ** 53, -2 ** 53, 0.25, 0.75]
+LABEL_VALUES = [0, 1, 2, -1, True, 1.0, "1", None, 2 ** 31 - 1, -2 ** 31, 3]
+DEEP = "[" * 100000 + "]" * 100000
+
+
+@st.composite
+def json_lines(draw, third, values, triggers=()):
+    kind = draw(st.integers(0, 19))
+    if kind == 0:
+        return draw(st.sampled_from(["", "  ", "not json", "[1, 2]", "1", '"s"', "{",
+                                     '{"a": 1} {"b": 2}', "\ufeff{}", "{'a': 1}",
+                                     '{"query_id": "q1", "doc_id": "d1", "x": "\x01"}'])), None
+    if kind == 1 and triggers:  # marked: what the old readers crashed on or accepted wrongly
+        which = draw(st.sampled_from(["deep", "digits", "value"]))
+        base = {"query_id": f"q{draw(st.integers(1, 3))}", "doc_id": f"d{draw(st.integers(1, 9))}"}
+        if which == "deep":
+            return json.dumps(base)[:-1] + f', "{third}": ' + DEEP + "}", None
+        if which == "digits":
+            return json.dumps(base)[:-1] + f', "{third}": ' + "7" * 5000 + "}", None
+        base[third] = draw(st.sampled_from(triggers))
+        return json.dumps(base), third
+    obj = {}
+    for name, pool in (("query_id", ID_VALUES), ("doc_id", ID_VALUES), (third, values)):
+        if draw(st.integers(0, 14)):
+            obj[name] = draw(st.sampled_from(pool))
+    if kind < 12:
+        obj["query_id"] = f"q{draw(st.integers(1, 3))}"
+        obj["doc_id"] = f"d{draw(st.integers(1, 9))}"
+    if draw(st.integers(0, 9)) == 0:
+        obj["extra"] = draw(st.sampled_from([1, "x", None, [1, {"a": 2}]]))
+    text = json.dumps(obj, ensure_ascii=draw(st.booleans()))
+    if draw(st.integers(0, 9)) == 0:
+        text = draw(st.sampled_from([" ", "\t", ""])) + text + draw(st.sampled_from([" ", "", "\r"]))
+    return text, None
+
+
+def _as_json(third):
+    """A plain text line as a JSONL object (its third field from the last column)."""
+    def convert(line):
+        parts = line[0].split(" ")
+        value = json.loads(parts[-2] if third == "score" else parts[-1])
+        return json.dumps({"query_id": parts[0], "doc_id": parts[2], third: value}), None
+    return convert
+
+
+def _json_marks(data: bytes, trigger):
+    """Lines the old readers crashed on (deep nesting, 5000-digit numbers) count as marks."""
+    lines = data.split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if b"[" * 1000 in line or b"7" * 5000 in line:
+            if trigger is None or number < trigger[0]:
+                return number, None
+            break
+    return trigger
+
+
+@FUZZ
+@given(files(json_lines("score", SCORE_VALUES, [2 ** 53 + 1, 10 ** 30, -10 ** 400]),
+             json_lines("score", SCORE_VALUES, [2 ** 53 + 1, 10 ** 30, -10 ** 400]),
+             plain=PLAIN_RUN.map(_as_json("score"))))
+def test_jsonl_run(case):
+    data, trigger = case
+    agree(formats.read_jsonl_run, ref.read_jsonl_run, data, _json_marks(data, trigger), ".jsonl")
+
+
+@FUZZ
+@given(files(json_lines("relevance", LABEL_VALUES, [2 ** 31, 2 ** 32 - 1, 2 ** 63, -2 ** 31 - 1, 10 ** 30]),
+             json_lines("relevance", LABEL_VALUES, [2 ** 31, 2 ** 32 - 1, 2 ** 63, 10 ** 30]),
+             plain=PLAIN_QRELS.map(_as_json("relevance"))))
+def test_jsonl_qrels(case):
+    data, trigger = case
+    agree(formats.read_jsonl_qrels, ref.read_jsonl_qrels, data, _json_marks(data, trigger), ".jsonl")
+
+
+@FUZZ
+@given(files(json_lines("value", SCORE_VALUES, [1]), json_lines("value", SCORE_VALUES, [1])))
+def test_read_jsonl(case):
+    data, _ = case
+    agree(lambda p: list(formats.read_jsonl(p)), lambda p: list(ref.read_jsonl(p)),
+          data, _json_marks(data, None), ".jsonl")
+
+
+# --------------------------------------------------------------------------- by hand
+
+
+def test_the_fast_path_is_taken_for_plain_files(monkeypatch):
+    """A guard on the fast path itself: plain files never go line by line."""
+    def located(*_):
+        raise AssertionError("the line-by-line reader ran on a plain file")
+
+    for name in ("_located_trec_run", "_located_trec_qrels", "_located_beir_qrels",
+                 "_located_jsonl_run", "_located_jsonl_qrels"):
+        monkeypatch.setattr(formats, name, located)
+    run = _DIR / "plain-run.txt"
+    run.write_text("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 3 t\n")
+    assert formats.read_trec_run(run) == ref.read_trec_run(run)
+    tabs = _DIR / "tabs-run.txt"  # the line-by-line split, still the fast reader
+    tabs.write_text("q1\tQ0\td1\t2\t0.5\tt\r\n\nq1 Q0  d2 1 0.25 t\nq2 Q0 d1 1 3 t\nq1 Q0 d3 1 1 t\n")
+    assert formats.read_trec_run(tabs) == ref.read_trec_run(tabs)
+    qrels = _DIR / "plain-qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 -1\nq1 0 d2 0\n")
+    assert formats.read_trec_qrels(qrels).judgements == ref.read_trec_qrels(qrels).judgements
+    tsv = _DIR / "plain.tsv"
+    tsv.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t2\n")
+    assert formats.read_beir_qrels(tsv).judgements == ref.read_beir_qrels(tsv).judgements
+    jrun = _DIR / "plain-run.jsonl"
+    jrun.write_text('{"query_id": "q1", "doc_id": "d1", "score": 0.5}\n'
+                    '{"query_id": 2, "doc_id": "d1", "score": 1}\n')
+    assert formats.read_jsonl_run(jrun) == ref.read_jsonl_run(jrun)
+    jqrels = _DIR / "plain-qrels.jsonl"
+    jqrels.write_text('{"query_id": "q1", "doc_id": "d1", "relevance": 2}\n')
+    assert formats.read_jsonl_qrels(jqrels).judgements == ref.read_jsonl_qrels(jqrels).judgements
+
+
+@pytest.mark.parametrize("label", ["4294967295", "2147483648", "-2147483649", "9223372036854775808",
+                                   "1" * 5000])
+def test_labels_outside_the_range_are_refused_by_every_qrels_reader(label):
+    trec = _DIR / "range.txt"
+    trec.write_text(f"q1 0 d1 1\nq1 0 d2 {label}\n")
+    with pytest.raises(formats.FormatError) as info:
+        formats.read_trec_qrels(trec)
+    assert (info.value.path, info.value.line, info.value.field) == (str(trec), 2, "relevance")
+    assert "outside the supported range -2147483648 .. 2147483647" in str(info.value)
+    tsv = _DIR / "range.tsv"
+    tsv.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t{label}\n")
+    with pytest.raises(formats.FormatError) as info:
+        formats.read_beir_qrels(tsv)
+    assert (info.value.line, info.value.field) == (2, "score")
+    if len(label) < 4000:
+        jsonl = _DIR / "range.jsonl"
+        jsonl.write_text(f'{{"query_id": "q1", "doc_id": "d1", "relevance": 1}}\n\n'
+                         f'{{"query_id": "q1", "doc_id": "d2", "relevance": {label}}}\n')
+        with pytest.raises(formats.FormatError) as info:
+            formats.read_jsonl_qrels(jsonl)
+        assert (info.value.line, info.value.field) == (3, "relevance")
+
+
+def test_labels_at_the_edges_of_the_range_are_read():
+    path = _DIR / "edges.txt"
+    path.write_text("q1 0 d1 2147483647\nq1 0 d2 -2147483648\nq1 0 d3 00000000000000000000001\n")
+    assert formats.read_trec_qrels(path).judgements == {
+        "q1": {"d1": 2 ** 31 - 1, "d2": -2 ** 31, "d3": 1}}
+
+
+@pytest.mark.parametrize("score, words", [
+    ("9007199254740993", "beyond +-2^53"), ("1" + "0" * 30, "beyond +-2^53"),
+    ("1e400", "must be finite"), ("-1e400", "must be finite"),
+])
+def test_unrepresentable_scores_are_refused_in_trec_runs(score, words):
+    path = _DIR / "scores.txt"
+    path.write_text(f"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 {score} t\n")
+    with pytest.raises(formats.FormatError, match=re.escape(words)) as info:
+        formats.read_trec_run(path)
+    assert (info.value.line, info.value.field) == (2, "score")
+
+
+@pytest.mark.parametrize("score", ["9007199254740993", "1" + "0" * 30, "-" + "1" * 400])
+def test_integer_json_scores_beyond_2_53_are_refused(score):
+    path = _DIR / "scores.jsonl"
+    path.write_text(f'{{"query_id": "q1", "doc_id": "d1", "score": {score}}}\n')
+    with pytest.raises(formats.FormatError, match=r"beyond \+-2\^53") as info:
+        formats.read_jsonl_run(path)
+    assert (info.value.line, info.value.field) == (1, "score")
+    # a decimal of the same size is a double, and is read as one
+    path.write_text(f'{{"query_id": "q1", "doc_id": "d1", "score": {score}.0}}\n')
+    if len(score) < 300:
+        assert formats.read_jsonl_run(path)["q1"][0].score == float(score)
+
+
+def test_deep_and_long_json_is_located(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"a": 1}\n' + "[" * 100000 + "]" * 100000 + "\n")
+    with pytest.raises(formats.FormatError, match="nested too deeply") as info:
+        list(formats.read_jsonl(path))
+    assert (info.value.path, info.value.line) == (str(path), 2)
+    path.write_text('{"a": 1}\n{"a": 2}\n{"a": ' + "1" * 5000 + "}\n")
+    with pytest.raises(formats.FormatError, match="more digits than can be read") as info:
+        list(formats.read_jsonl(path))
+    assert info.value.line == 3
+    doc = tmp_path / "x.json"
+    doc.write_text('{\n"a": [\n' + "[" * 100000 + "]" * 100000 + "]}\n")
+    with pytest.raises(formats.FormatError, match="nested too deeply") as info:
+        formats.read_json_object(doc)
+    assert (info.value.path, info.value.line) == (str(doc), 3)
+    doc.write_text('{\n"a":\n' + "9" * 5000 + "}\n")
+    with pytest.raises(formats.FormatError, match="more digits") as info:
+        formats.read_json_object(doc)
+    assert info.value.line == 3
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.5 ",  # the last line: five columns and a space
+    "q1\tQ0 d1 1 0.5 t x\nq1 Q0 d2 2 0.5 t\n",  # a tab and five spaces: seven columns
+    "q1 Q0 d1 1 0.5 t\tx\nq1 Q0 \t 2 0.5 t\n",  # seven and five columns: twelve fields
+    # the same with every other ASCII space
+    *(f"q1 Q0 d1 1 0.5 t{c}x\nq1 Q0 {c} 2 0.5 t\n" for c in "\r\x0b\x0c\x1c\x1d\x1e\x1f"),
+    "q1 Q0 d1 1 0.5 t\n\nq1 Q0 d2 2 0.5 t\n",  # a blank line
+    "q1 Q0 d1 1 0.5 t\n \nq1 Q0 d2 2 0.5 t\n",  # a line of one space
+    "q1 Q0 d1 1_0 0.5 t\nq1 Q0 d2 2 0.5 t\n",  # int() reads 1_0, a TREC reader does not
+    "q1 Q0 d1 ٣ 0.5 t\nq1 Q0 d2 2 0.5 t\n",  # nor an Arabic-Indic digit
+    "q1 Q0 d1 1 0.5 t\nq1 Q0 d1 2 0.5 t\n",  # a duplicate pair in one block
+    "q1 Q0 d1 1 0.5 t\nq2 Q0 d1 2 0.5 t\nq1 Q0 d1 2 0.5 t\n",  # ... across blocks
+])
+def test_plain_looking_runs_agree(text):
+    path = _DIR / "plain-looking.txt"
+    path.write_text(text, encoding="utf-8")
+    assert _outcome(formats.read_trec_run, path)[0] == _outcome(ref.read_trec_run, path)[0]
+    new, old = _outcome(formats.read_trec_run, path)[1], _outcome(ref.read_trec_run, path)[1]
+    assert str(new) == str(old)
+
+
+def test_long_ranks_are_refused():
+    path = _DIR / "ranks.txt"
+    path.write_text("q1 Q0 d1 " + "1" * 19 + " 0.5 t\n")
+    with pytest.raises(formats.FormatError, match="more than 18 digits") as info:
+        formats.read_trec_run(path)
+    assert (info.value.line, info.value.field) == (1, "rank")
+    path.write_text("q1 Q0 d1 " + "0" * 30 + "7 0.5 t\n")  # leading zeros are not digits of size
+    assert formats.read_trec_run(path)["q1"][0].doc_id == "d1"
+
+
+def test_blocks_of_a_long_jsonl_file_keep_their_line_numbers(monkeypatch):
+    monkeypatch.setattr(formats, "_JSONL_BLOCK", 64)  # a block every few lines
+    path = _DIR / "blocks.jsonl"
+    lines = [json.dumps({"query_id": f"q{i % 7}", "doc_id": f"d{i}", "score": i / 3})
+             for i in range(200)]
+    lines[3] = ""
+    lines[150] = '{"query_id": "q1", "doc_id": "d1", "score": 0.5}'  # a duplicate pair
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(formats.FormatError) as info:
+        formats.read_jsonl_run(path)
+    assert str(info.value) == str(_outcome(ref.read_jsonl_run, path)[1])
+    assert info.value.line == 151
+    lines[150] = "[]"
+    path.write_text("\n".join(lines) + "\n")
+    assert [n for n, _ in islice(formats.read_jsonl(path), 5)] == [1, 2, 3, 5, 6]
+    with pytest.raises(formats.FormatError, match="expected a JSON object") as info:
+        list(formats.read_jsonl(path))
+    assert info.value.line == 151
+    path.write_bytes("\n".join(lines[:100]).encode() + b"\n\xff\n")
+    with pytest.raises(formats.FormatError, match="not UTF-8") as info:
+        list(formats.read_jsonl(path))
+    assert info.value.line == 101
+
+
+@pytest.mark.parametrize("lines", [
+    ['{"a": [1', '2]}', '{}, {}'],  # a value across two lines, two values on one
+    ['{"x": "]}", "y": [1', '2], "w": "[{"}', '{}, {}'],
+    ['{}', '"harness-jsonl-joint-7f3a9c"', '{}'],  # the joint itself on a line
+    ['{}, "\\u0068arness-jsonl-joint-7f3a9c", {}', '{}'],  # ... or spelled with an escape
+    ['{}', '], [{}'],
+    # each of these passes every check of the joined read but one
+    ['{"a": [1', '2]}, "harness-jsonl-joint-7f3a9c", {}'],  # the joint written on a line
+    ['{"a": [1', '2]}, "\\u0068arness-jsonl-joint-7f3a9c", {}'],  # ... with an escape
+    ['{}', '{}, {}'],  # every joint in place, one value too many
+    ['{}, {}, {}', '{"a": [1', '2]}'],  # as many values as expected, a joint inside one
+])
+def test_lines_that_only_read_together_are_refused(lines):
+    path = _DIR / "together.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    new, old = _outcome(lambda p: list(formats.read_jsonl(p)), path), _outcome(
+        lambda p: list(ref.read_jsonl(p)), path)
+    assert new[0] == old[0] and str(new[1]) == str(old[1])
+    assert (new[1] is None) == (old[1] is None)

@@ -1,0 +1,105 @@
+"""A reader's lists of ScoredDocs score exactly as the checked path scores them.
+
+Untied lists of ScoredDocs go to trec_eval as dicts (the fast path); the checked path is
+what plain ``(doc_id, score)`` pairs take.  Both must give the same values, counts and kept
+rankings, agree with the independent reference implementation, and refuse the same bad
+lists with the same message.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.core.records import ScoredDoc
+from harness.evaluation import scoring
+from harness.evaluation.scoring import score
+from tests.harness.evaluation.scoring_reference import evaluate, random_doc_id
+
+MEASURES = ["nDCG@5", "nDCG@10", "R@10", "P@5", "MRR", "MRR@10", "AP", "Success@1"]
+
+
+def _fields(result):
+    return (result.per_query, result.queries_unanswered, result.queries_dropped_unjudgeable,
+            result.queries_not_in_qrels, result.negative_labels, result.judged_documents,
+            result.relevant_documents, result.rankings)
+
+
+def _case(seed: int):
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for i in range(rng.randrange(1, 30)):
+        query_id = f"q{i}"
+        ids = list(dict.fromkeys(random_doc_id(rng) for _ in range(rng.randrange(1, 60))))
+        scores = [rng.choice([rng.random(), round(rng.random(), 1), 1.0]) for _ in ids]
+        if rng.random() < 0.5:  # an untied list
+            scores = [s + k * 1e-9 for k, s in enumerate(rng.sample(range(10 ** 6), len(ids)))]
+        docs = [ScoredDoc(query_id, d, s) for d, s in zip(ids, scores)]
+        if rng.random() < 0.5:  # in rank order, as a run file usually is
+            docs.sort(key=lambda d: -d.score)
+        if rng.random() < 0.8:
+            run[query_id] = docs
+        qrels[query_id] = {d: rng.choice([0, 0, 1, 2, -1]) for d in rng.sample(ids, min(5, len(ids)))}
+        qrels[query_id][f"unretrieved{i}"] = rng.choice([0, 1])
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_scored_doc_lists_score_as_the_checked_path_does(seed):
+    qrels, run = _case(seed)
+    pairs = {q: [(d.doc_id, d.score) for d in docs] for q, docs in run.items()}
+    fast = score(qrels, run, MEASURES, keep_rankings=20)
+    checked = score(qrels, pairs, MEASURES, keep_rankings=20)
+    assert _fields(fast) == _fields(checked)
+    reference = evaluate(qrels, {q: dict(p) for q, p in pairs.items()})
+    for query_id, values in fast.per_query.items():
+        for measure in MEASURES:
+            if measure in reference[query_id]:
+                assert values[measure] == pytest.approx(reference[query_id][measure], abs=1e-12)
+
+
+def test_the_fast_path_is_taken_for_untied_reader_lists(monkeypatch):
+    calls = []
+    real = scoring._normalise
+    monkeypatch.setattr(scoring, "_normalise", lambda *a: calls.append(a[2]) or real(*a))
+    run = {"q1": [ScoredDoc("q1", "a", 0.9), ScoredDoc("q1", "b", 0.5)],
+           "q2": [ScoredDoc("q2", "a", 0.5), ScoredDoc("q2", "b", 0.5)]}  # q2 is tied
+    result = score({"q1": {"b": 1}, "q2": {"b": 1}}, run, ["MRR"], keep_rankings=5)
+    assert calls == ["q2"]
+    seen = []
+    real_descending = scoring._descending
+    monkeypatch.setattr(scoring, "_descending", lambda *a: seen.append(real_descending(*a)) or seen[-1])
+    for docs in (run["q1"], run["q1"][::-1]):
+        kept = score({"q1": {"b": 1}}, {"q1": docs}, ["MRR"], keep_rankings=5).rankings["q1"]
+        assert kept == [("a", 0.9), ("b", 0.5)]
+    assert seen == [True, False]  # in rank order: kept as it is; else sorted
+    assert result.per_query == {"q1": {"MRR": 0.5}, "q2": {"MRR": 0.5}}  # tied: "a" before "b"
+    assert result.rankings["q1"] == [("a", 0.9), ("b", 0.5)]
+
+
+@pytest.mark.parametrize("docs, words", [
+    ([ScoredDoc("q1", "a", 0.9), ScoredDoc("q1", "a", 0.5)], "duplicate doc_id 'a'"),
+    ([ScoredDoc("q1", "a", 0.9), ScoredDoc("q9", "b", 0.5)], "holds documents of other queries"),
+    ([ScoredDoc("q1", "a", float("nan")), ScoredDoc("q1", "b", 0.5)], "must be a finite number"),
+    ([ScoredDoc("q1", 7, 0.9), ScoredDoc("q1", "b", 0.5)], "doc_id must be a string"),
+    ([ScoredDoc("q1", "a", "0.9"), ScoredDoc("q1", "b", 0.5)], "must be a finite number"),
+])
+def test_bad_lists_are_refused_as_before(docs, words):
+    pairs = [(d.doc_id, d.score) for d in docs]
+    messages = []
+    runs = [{"q1": docs}]
+    if words != "holds documents of other queries":  # pairs carry no query id
+        runs.append({"q1": pairs})
+    for run in runs:
+        with pytest.raises(ValueError, match=words) as info:
+            score({"q1": {"b": 1}}, run, ["MRR"])
+        messages.append(str(info.value))
+    assert len(set(messages)) == 1
+
+
+def test_numpy_scores_in_reader_lists():
+    np = pytest.importorskip("numpy")
+    docs = [ScoredDoc("q1", "a", np.float32(0.25)), ScoredDoc("q1", "b", np.float32(0.75))]
+    result = score({"q1": {"a": 1}}, {"q1": docs}, ["MRR"])
+    assert result.per_query == {"q1": {"MRR": 0.5}}
