@@ -3,5 +3,5 @@
 from __future__ import annotations
 
 
-def md_escape(text) -> str:
+def md_escape(text: object) -> str:
     return str(text).replace("|", "\\|")
