@@ -25,6 +25,7 @@ migration      migration.json           harness migrate
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -77,7 +78,7 @@ def claim_from_dict(doc: Any, source: str) -> Claim:
     return kind_of(doc, source).from_dict(doc, source)
 
 
-def read_claim(path, kind: type[Claim] | None = None) -> Claim:
+def read_claim(path: str | os.PathLike[str], kind: type[Claim] | None = None) -> Claim:
     """Read and check a claim document (of ``kind`` when given)."""
     doc = read_json_object(path)
     found = kind_of(doc, str(path))
@@ -87,7 +88,7 @@ def read_claim(path, kind: type[Claim] | None = None) -> Claim:
     return found.from_dict(doc, str(path))
 
 
-def write_claim(path, doc: Claim | Mapping, *, flag: str = "--out",
+def write_claim(path: str | os.PathLike[str], doc: Claim | Mapping[str, Any], *, flag: str = "--out",
                 inputs: Iterable[tuple[str, object]] = ()) -> Path:
     """Check ``doc`` as the kind it names and write it as canonical JSON, atomically (a
     reader sees the old file or the new one, never half of one).  An existing file is
@@ -100,6 +101,7 @@ def write_claim(path, doc: Claim | Mapping, *, flag: str = "--out",
 
 
 __all__ = ["ALL_KINDS", "DOCUMENT_KINDS", "KINDS", "RESULTS_FILES", "Claim", "ClaimError",
-           "claim_from_dict", "kind_of", "read_claim", "write_claim", "AgreementClaim", "AnswersClaim", "CalibrationClaim",
+           "claim_from_dict", "kind_of", "read_claim", "write_claim", "AgreementClaim", "AnswersClaim",
+           "CalibrationClaim",
            "CertificateClaim", "ComparisonsClaim", "GateClaim", "IntervalsClaim",
            "MetricsClaim", "MigrationClaim", "PowerClaim", "PpiClaim"]

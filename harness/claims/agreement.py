@@ -5,7 +5,8 @@ one row per arm in ``agreement_arms``."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Mapping
+from datetime import datetime
+from typing import Any, ClassVar, Mapping, Sequence
 
 from harness.claims import base as b
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
@@ -14,7 +15,7 @@ SIGNS = ("agree", "disagree", "inert", "one-sided")
 ARM_SOURCES = ("measured", "given")
 MANIFEST_KIND = "agreement-manifest"
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("family", "string"), ("pooled", "bool"), ("measure", "string"),
     ("query_class", "string"), ("corpus", "string"), ("corpus_a", "string"),
     ("corpus_b", "string"), ("tier", "string"), ("n", "int32"), ("tau_b", "double"),
@@ -26,7 +27,7 @@ COLUMNS = (
     ("same_winner", "bool"), ("range_a", "double"), ("range_b", "double"),
     ("range_ratio", "double"), ("caveat", "string"), ("ingested_at", "timestamp"))
 
-ARM_COLUMNS = (
+ARM_COLUMNS: b.Columns = (
     ("document_id", "string"), ("family", "string"), ("arm", "string"), ("axis", "string"),
     ("measure", "string"), ("query_class", "string"), ("corpus", "string"),
     ("corpus_a", "string"), ("corpus_b", "string"), ("tier", "string"), ("delta_a", "double"),
@@ -34,7 +35,8 @@ ARM_COLUMNS = (
     ("included", "bool"))
 
 
-def coefficient(value, source, where: str) -> tuple[float | None, float | None, str | None]:
+def coefficient(value: object, source: b.SourceName,
+                where: str) -> tuple[float | None, float | None, str | None]:
     block = b.mapping(value, source, where)
     b.need(block, ("value", "p"), source, where + ".")
     v = b.number(block["value"], source, where + ".value", nullable=True, lo=-1 - b.TOLERANCE,
@@ -44,7 +46,7 @@ def coefficient(value, source, where: str) -> tuple[float | None, float | None, 
     return v, p, method if isinstance(method, str) else None
 
 
-def summary_columns(block, corpora, source, where: str) -> dict:
+def summary_columns(block: Any, corpora: Sequence[str], source: b.SourceName, where: str) -> b.JSON:
     """The numbers of one family (or the pooled set) as agreement columns."""
     b.mapping(block, source, where)
     b.need(block, ("n", "kendall_tau_b", "spearman", "pearson", "signs", "winners",
@@ -94,15 +96,15 @@ def summary_columns(block, corpora, source, where: str) -> dict:
 @dataclasses.dataclass(frozen=True)
 class AgreementClaim(b.Claim):
     KIND: ClassVar[str] = "agreement"
-    TABLES: ClassVar[Mapping[str, Any]] = {"agreement": COLUMNS, "agreement_arms": ARM_COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"agreement": COLUMNS, "agreement_arms": ARM_COLUMNS}
 
     measure: str
     query_class: str
-    corpora: list
+    corpora: list[str]
     tier: str
-    arms: list
-    families: list
-    pooled: Mapping
+    arms: list[b.JSON]
+    families: list[b.JSON]
+    pooled: Mapping[str, Any]
     kind: str = "agreement"
     schema_version: int = 1
     delta: Any = b.ABSENT
@@ -112,7 +114,7 @@ class AgreementClaim(b.Claim):
     pearson_note: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         """Two corpora, arms with finite deltas and tiers (a typed-in delta is never tier A),
         coefficients in [-1, 1] or undefined, sign counts adding up, and a document tier at
         least as restrictive as every arm's."""
@@ -125,7 +127,7 @@ class AgreementClaim(b.Claim):
                 or corpora[0] == corpora[1]):
             b.fail(source, "corpora", f"must name two different corpora, got {corpora!r}")
         doc_tier = b.tier(doc["tier"], source)
-        families = set()
+        families: set[str] = set()
         for i, arm in enumerate(b.seq(doc["arms"], source, "arms")):
             w = f"arms[{i}]."
             b.mapping(arm, source, f"arms[{i}]")
@@ -166,7 +168,8 @@ class AgreementClaim(b.Claim):
     def corpus_label(self) -> str:
         return b.pooled_corpus(self.corpora)
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         a, c2 = self.corpora
         common = {"document_id": document_id, "measure": self.measure,
                   "query_class": self.query_class, "corpus": b.pooled_corpus([a, c2]),
@@ -176,7 +179,7 @@ class AgreementClaim(b.Claim):
                  "delta_b": float(arm["deltas"][c2]), "sign": arm["sign"],
                  "source": arm["source"], "run_id": arm["run_id"], "included": arm["included"]}
                 for arm in self.arms]
-        rows = []
+        rows: list[b.JSON] = []
         for fam in self.families:
             members = [arm["tier"] for arm in self.arms if arm["family"] == fam["family"]]
             rows.append({**common, "family": fam["family"], "pooled": False,

@@ -25,6 +25,7 @@ tier its corpora's most restrictive, every row recomputed from the answers, the 
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
@@ -48,22 +49,22 @@ ROW_FIELDS = ("corpus", "tier", "query_class", "rule", "n", "unanswered", *MEASU
 ANSWER_FIELDS = ("corpus", "tier", "query_class", "query_id", "rule", "question", "answer_kind",
                  "gold", "predicted", *MEASURES, "mechanism", "notes")
 
-RUN_COLUMNS = (
+RUN_COLUMNS: b.Columns = (
     ("document_id", "string"), ("run_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("answerer", "string"), ("is_production_path", "bool"), ("answerer_info", "string"),
     ("count_tolerance", "int32"), ("set_credit", "string"), ("policy", "string"),
     ("scoring", "string"), ("document_version", "int32"), ("store_schema_version", "int32"),
     ("created_at", "timestamp"), ("ingested_at", "timestamp"))
-CORPUS_COLUMNS = (
+CORPUS_COLUMNS: b.Columns = (
     ("document_id", "string"), ("corpus", "string"), ("tier", "string"), ("version", "string"),
     ("licence", "string"), ("evidence", "string"), ("sha256", "string"), ("files", "int64"),
     ("turns", "int64"), ("aggregation_queries", "int64"), ("declared", "string"))
-ROW_COLUMNS = (
+ROW_COLUMNS: b.Columns = (
     ("document_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("query_class", "string"), ("rule", "string"), ("is_floor", "bool"), ("n", "int64"),
     ("unanswered", "int64"), ("em", "double"), ("partial", "double"),
     ("answered_share", "double"))
-ANSWER_COLUMNS = (
+ANSWER_COLUMNS: b.Columns = (
     ("document_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("query_class", "string"), ("query_id", "string"), ("rule", "string"),
     ("question", "string"), ("answer_kind", "string"), ("gold", "string"),
@@ -71,7 +72,7 @@ ANSWER_COLUMNS = (
     ("answered_share", "double"), ("mechanism", "string"), ("notes", "string"))
 
 
-def _shapes(doc, source) -> None:
+def _shapes(doc: Any, source: str) -> None:
     """What the tables need, typed: fields present, objects and lists where they must be,
     numbers in range, texts non-empty (before anything indexes into them)."""
     doc = b.mapping(doc, source, None)
@@ -131,7 +132,7 @@ def _shapes(doc, source) -> None:
                                                 "answered")
 
 
-def _licences(doc, source) -> None:
+def _licences(doc: Mapping[str, Any], source: str) -> None:
     """Each corpus's tier from its licence (never laxer), the document's their most
     restrictive."""
     for i, corpus in enumerate(doc["corpora"]):
@@ -139,7 +140,7 @@ def _licences(doc, source) -> None:
         check_corpus_licence(corpus, source, f"corpora[{i}]")
 
 
-def _rows_from_answers(doc, source) -> None:
+def _rows_from_answers(doc: Any, source: str) -> None:
     """Refuse an answers document that is incomplete or inconsistent, naming the field:
     required fields, kind and version, tiers (each row's is its corpora's most restrictive),
     measures in [0, 1], ``unanswered <= n``, and each row's means recomputed from ``answers``."""
@@ -153,7 +154,7 @@ def _rows_from_answers(doc, source) -> None:
     if doc["schema_version"] != SCHEMA_VERSION:
         b.fail(source, "schema_version", f"unsupported schema version {doc['schema_version']!r}; "
               f"expected {SCHEMA_VERSION}")
-    tiers = {}
+    tiers: dict[str, str] = {}
     for i, c in enumerate(doc["corpora"]):
         if not isinstance(c, Mapping) or c.get("tier") not in TIERS or not c.get("name"):
             b.fail(source, f"corpora[{i}]", f"needs a name and a tier in {sorted(TIERS)}")
@@ -198,14 +199,14 @@ def _rows_from_answers(doc, source) -> None:
                 b.fail(source, f"rows[{i}].{m}", f"{row[m]!r} is not the mean {mean!r} of its answers")
 
 
-def _members(doc, row) -> list[Mapping]:
+def _members(doc: Mapping[str, Any], row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     names = row["corpus"].split("+")
     return [a for a in doc["answers"] if a["corpus"] in names
             and a["query_class"] == row["query_class"]
             and (row["rule"] == "all" or a["rule"] == row["rule"])]
 
 
-def _consistency(doc, source) -> None:
+def _consistency(doc: Mapping[str, Any], source: str) -> None:
     """What ``validate_document`` leaves: the pooled name, unique keys, unanswered counts,
     and the floor as the ``none`` answerer's rows over the same gold set."""
     names = sorted(x["name"] for x in doc["corpora"])
@@ -222,16 +223,16 @@ def _consistency(doc, source) -> None:
                    f"query {a['query_id']!r} of corpus {a['corpus']!r} repeats "
                    f"answers[{seen[key]}]")
         seen[key] = i
-    keys: dict[str, dict[tuple[str, str, str], Mapping]] = {}
+    keys: dict[str, dict[tuple[str, str, str], Mapping[str, Any]]] = {}
     for block in BLOCKS:
         mine = keys.setdefault(block, {})
         for i, row in enumerate(doc[block]):
             where = f"{block}[{i}]"
-            key = (row["corpus"], row["query_class"], row["rule"])
-            if key in mine:
-                b.fail(source, where, f"corpus {key[0]!r}, class {key[1]!r}, rule {key[2]!r} "
-                                      "appears twice")
-            mine[key] = row
+            row_key = (row["corpus"], row["query_class"], row["rule"])
+            if row_key in mine:
+                b.fail(source, where, f"corpus {row_key[0]!r}, class {row_key[1]!r}, rule "
+                                      f"{row_key[2]!r} appears twice")
+            mine[row_key] = row
             members = _members(doc, row)
             unanswered = sum(1 for a in members if a["answered"] == 0)
             if block == "rows" and row["unanswered"] != unanswered:
@@ -256,15 +257,15 @@ def _consistency(doc, source) -> None:
                 b.fail(source, f"{where}.{m}", f"{row[m]!r}: the none answerer scores 0")
 
 
-def _json(value) -> str | None:
+def _json(value: object) -> str | None:
     return None if value is None else canonical_line(value)
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if value is None or isinstance(value, str) else canonical_line(value)
 
 
-def _measures(row: Mapping) -> dict:
+def _measures(row: Mapping[str, Any]) -> dict[str, float]:
     return {column: float(row[m]) for m, column in MEASURE_COLUMNS.items()}
 
 
@@ -272,35 +273,36 @@ def _measures(row: Mapping) -> dict:
 class AnswersClaim(b.Claim):
     KIND: ClassVar[str] = KIND
     RESULTS_FILE: ClassVar[str] = ANSWERS_JSON
-    TABLES: ClassVar[Mapping[str, Any]] = {"answer_runs": RUN_COLUMNS,
-                                           "answer_corpora": CORPUS_COLUMNS,
-                                           "answer_rows": ROW_COLUMNS, "answers": ANSWER_COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"answer_runs": RUN_COLUMNS,
+                                                 "answer_corpora": CORPUS_COLUMNS,
+                                                 "answer_rows": ROW_COLUMNS,
+                                                 "answers": ANSWER_COLUMNS}
     #: the table whose ``run_id`` is set when a stored document arrives again beside a run
     RUN_LINK_TABLE: ClassVar[str] = "answer_runs"
 
     corpus: str
     tier: str
-    corpora: list
-    answerer: Mapping
-    policy: Mapping
-    scoring: Mapping
-    rows: list
-    floor_rows: list
-    answers: list
+    corpora: list[b.JSON]
+    answerer: Mapping[str, Any]
+    policy: Mapping[str, Any]
+    scoring: Mapping[str, Any]
+    rows: list[b.JSON]
+    floor_rows: list[b.JSON]
+    answers: list[b.JSON]
     kind: str = KIND
     schema_version: int = SCHEMA_VERSION
     scope: Any = b.ABSENT
     store: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         _shapes(doc, source)
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
         _licences(doc, source)
         _rows_from_answers(doc, source)
         _consistency(doc, source)
 
-    def check_against_run(self, metrics: Mapping, source: str) -> None:
+    def check_against_run(self, metrics: Mapping[str, Any], source: str) -> None:
         """An answers.json beside a metrics.json: a corpus both name must carry the same tier
         (and checksum) in both, or the directory contradicts itself."""
         declared = {x["name"]: x for x in metrics["corpora"]}
@@ -316,7 +318,8 @@ class AnswersClaim(b.Claim):
                        f"content {str(corpus['sha256'])[:12]} but retrieved on "
                        f"{str(run['sha256'])[:12]}")
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         answerer, policy = self.answerer, self.policy
         return {
             "answer_runs": [{

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import json
 import math
+import os
 import re
 from datetime import datetime
-from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+from typing import (Any, ClassVar, Final, Hashable, Iterable, Literal, Mapping, NoReturn, Sequence,
+                    TypeVar, overload)
 
 from harness.core.canonical import canonical_json, sha256_text
 from harness.core.formats import FormatError
@@ -30,7 +33,14 @@ SHA256 = re.compile(r"^[0-9a-f]{64}$")
 COLUMN_TYPES = frozenset({"string", "double", "int64", "int32", "bool", "timestamp",
                           "string_list", "double_list", "bool_list"})
 
+#: a warehouse table's columns: ``(name, type name)`` pairs
 Columns = tuple[tuple[str, str], ...]
+#: a decoded JSON object (a document, one of its blocks, one table row)
+JSON = dict[str, Any]
+#: rows per warehouse table (:meth:`Claim.table_rows`)
+TableRows = dict[str, list[JSON]]
+#: what a failure names as its file: a path, or a label such as ``<stored>``
+SourceName = str | os.PathLike[str]
 C = TypeVar("C", bound="Claim")
 
 
@@ -38,52 +48,55 @@ class ClaimError(FormatError):
     """A claim document that is malformed or inconsistent: names the file, line and field."""
 
 
-class _Absent:
-    """The default of an optional top-level key: the document does not carry it."""
+class _Absent(enum.Enum):
+    """The default of an optional top-level key: the document does not carry it.
 
-    _instance = None
+    A one-member enum, so a type checker narrows ``value is ABSENT`` (and copies and pickles
+    keep the one instance)."""
 
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    ABSENT = "ABSENT"
 
     def __repr__(self) -> str:
         return "ABSENT"
 
-    def __deepcopy__(self, memo):
-        return self
+    __str__ = __repr__
 
 
-ABSENT: Any = _Absent()
+#: the one :class:`_Absent`; fields defaulting to it are typed ``Any`` (they hold any JSON
+#: value when the document carries the key)
+ABSENT: Final = _Absent.ABSENT
 
 
 # --------------------------------------------------------------------------- checkers
 
 
-def fail(source, where: str | None, message: str, line: int | None = None):
+def fail(source: SourceName, where: str | None, message: str, line: int | None = None) -> NoReturn:
     raise ClaimError(source, line, where, message)
 
 
-def mapping(value, source, where: str | None) -> Mapping:
+def mapping(value: object, source: SourceName, where: str | None) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         fail(source, where, f"must be an object, got {type(value).__name__}")
     return value
 
 
-def seq(value, source, where: str | None) -> Sequence:
+def seq(value: object, source: SourceName, where: str | None) -> list[Any]:
     if not isinstance(value, list):
         fail(source, where, f"must be a list, got {type(value).__name__}")
     return value
 
 
-def need(doc: Mapping, names, source, prefix: str = "") -> None:
+def need(doc: Mapping[str, Any], names: Iterable[str], source: SourceName, prefix: str = "") -> None:
     for name in names:
         if name not in doc:
             fail(source, f"{prefix}{name}", "missing")
 
 
-def text(value, source, where: str, *, nullable: bool = False) -> str | None:
+@overload
+def text(value: object, source: SourceName, where: str, *, nullable: Literal[False] = False) -> str: ...
+@overload
+def text(value: object, source: SourceName, where: str, *, nullable: bool) -> str | None: ...
+def text(value: object, source: SourceName, where: str, *, nullable: bool = False) -> str | None:
     if value is None and nullable:
         return None
     if not isinstance(value, str) or not value:
@@ -92,8 +105,14 @@ def text(value, source, where: str, *, nullable: bool = False) -> str | None:
     return value
 
 
-def number(value, source, where: str, *, nullable: bool = False, lo: float = -math.inf,
-           hi: float = math.inf) -> float | None:
+@overload
+def number(value: object, source: SourceName, where: str, *, nullable: Literal[False] = False,
+           lo: float = ..., hi: float = ...) -> float: ...
+@overload
+def number(value: object, source: SourceName, where: str, *, nullable: bool, lo: float = ...,
+           hi: float = ...) -> float | None: ...
+def number(value: object, source: SourceName, where: str, *, nullable: bool = False,
+           lo: float = -math.inf, hi: float = math.inf) -> float | None:
     if value is None and nullable:
         return None
     if (isinstance(value, bool) or not isinstance(value, (int, float))
@@ -103,7 +122,14 @@ def number(value, source, where: str, *, nullable: bool = False, lo: float = -ma
     return float(value)
 
 
-def integer(value, source, where: str, *, nullable: bool = False, lo: int = 0) -> int | None:
+@overload
+def integer(value: object, source: SourceName, where: str, *, nullable: Literal[False] = False,
+            lo: int = ...) -> int: ...
+@overload
+def integer(value: object, source: SourceName, where: str, *, nullable: bool,
+            lo: int = ...) -> int | None: ...
+def integer(value: object, source: SourceName, where: str, *, nullable: bool = False,
+            lo: int = 0) -> int | None:
     if value is None and nullable:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < lo:
@@ -112,7 +138,12 @@ def integer(value, source, where: str, *, nullable: bool = False, lo: int = 0) -
     return value
 
 
-def flag(value, source, where: str, *, nullable: bool = False) -> bool | None:
+@overload
+def flag(value: object, source: SourceName, where: str, *,
+         nullable: Literal[False] = False) -> bool: ...
+@overload
+def flag(value: object, source: SourceName, where: str, *, nullable: bool) -> bool | None: ...
+def flag(value: object, source: SourceName, where: str, *, nullable: bool = False) -> bool | None:
     if value is None and nullable:
         return None
     if not isinstance(value, bool):
@@ -120,26 +151,28 @@ def flag(value, source, where: str, *, nullable: bool = False) -> bool | None:
     return value
 
 
-def tier(value, source, where: str = "tier") -> str:
-    if value not in TIERS:
+def tier(value: object, source: SourceName, where: str = "tier") -> str:
+    # only a string equals a member of TIERS, so the isinstance test refuses nothing more
+    if not isinstance(value, str) or value not in TIERS:
         fail(source, where, f"unknown licence tier {value!r}; expected one of {sorted(TIERS)}")
     return value
 
 
-def choice(value, allowed: Sequence[str], source, where: str) -> str:
-    if value not in allowed:
+def choice(value: object, allowed: Sequence[str], source: SourceName, where: str) -> str:
+    # as in tier(): only a string equals a member of ``allowed``
+    if not isinstance(value, str) or value not in allowed:
         fail(source, where, f"{value!r} is not one of {sorted(allowed)}")
     return value
 
 
-def run_id_value(value, source, where: str) -> str:
+def run_id_value(value: object, source: SourceName, where: str) -> str:
     if not isinstance(value, str) or not SHA256.match(value):
         fail(source, where, f"must be a run id (64 hex digits), got {value!r}")
     return value
 
 
-def unique(keys: list, source, what: str, prefix: str = "rows") -> None:
-    seen: dict = {}
+def unique(keys: Sequence[Hashable], source: SourceName, what: str, prefix: str = "rows") -> None:
+    seen: dict[Hashable, int] = {}
     for i, key in enumerate(keys):
         if key in seen:
             fail(source, f"{prefix}[{i}]", f"repeats {prefix}[{seen[key]}] ({what} {key})")
@@ -150,36 +183,36 @@ def within(value: float, lower: float, upper: float) -> bool:
     return lower - TOLERANCE <= value <= upper + TOLERANCE
 
 
-def not_laxer(claimed: str, floor: str, source, where: str, why: str) -> None:
+def not_laxer(claimed: str, floor: str, source: SourceName, where: str, why: str) -> None:
     """Refuse a tier less restrictive than ``floor`` (the one the licences give)."""
     if not at_least_as_restrictive(claimed, floor):
         fail(source, where, f"tier {claimed!r} is less restrictive than {floor!r}: {why}")
 
 
-def header(doc, kind: str, schema_version: int, source) -> None:
-    mapping(doc, source, None)
-    if doc.get("kind") != kind:
-        fail(source, "kind", f"expected {kind!r}, got {doc.get('kind')!r}")
-    if doc.get("schema_version") != schema_version:
+def header(doc: object, kind: str, schema_version: int, source: SourceName) -> None:
+    obj = mapping(doc, source, None)
+    if obj.get("kind") != kind:
+        fail(source, "kind", f"expected {kind!r}, got {obj.get('kind')!r}")
+    if obj.get("schema_version") != schema_version:
         fail(source, "schema_version", f"unsupported schema version "
-                                       f"{doc.get('schema_version')!r}; expected {schema_version}")
+                                       f"{obj.get('schema_version')!r}; expected {schema_version}")
 
 
 # --------------------------------------------------------------------------- identity
 
 
-def canonical(content):
+def canonical(content: object) -> Any:
     """``content`` as its canonical JSON reads back (floats rounded as documents store
     them), so table columns hold exactly the numbers of the stored document."""
     return json.loads(canonical_json(content))
 
 
-def content_id(content) -> str:
+def content_id(content: object) -> str:
     """sha256 of the canonical content: the id rows carry."""
     return sha256_text(canonical_json(content))
 
 
-def pooled_corpus(names) -> str:
+def pooled_corpus(names: Iterable[str]) -> str:
     return "+".join(sorted(names))
 
 
@@ -226,9 +259,9 @@ class Claim:
         content = canonical(dict(doc))
         return cls(**{keys[k]: v for k, v in content.items()})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JSON:
         """The document, canonical content (optional keys the document lacks stay absent)."""
-        out = {}
+        out: JSON = {}
         for key, name in self.field_keys().items():
             value = getattr(self, name)
             if value is not ABSENT:
@@ -258,11 +291,11 @@ class Claim:
         return value if isinstance(value, str) else None
 
     def table_rows(self, document_id: str, stamp: datetime,
-                   run_id: str | None = None) -> dict[str, list[dict]]:
+                   run_id: str | None = None) -> TableRows:
         """Rows per warehouse table (keys of :attr:`TABLES`), canonical numbers."""
         return {}
 
-    def check_against_run(self, metrics: Mapping, source: str) -> None:
+    def check_against_run(self, metrics: Mapping[str, Any], source: str) -> None:
         """Inside a results directory: refuse a document that is not this run's."""
 
 

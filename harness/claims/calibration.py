@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from datetime import datetime
+from typing import Any, ClassVar, Mapping, NoReturn, Self
 
 from harness.claims import base as b
 from harness.claims.metrics import CALIBRATION_JSONL, effective_tiers
@@ -27,7 +28,7 @@ STAGES: tuple[str, ...] = ("retrieve", "rerank")
 FIELDS: tuple[str, ...] = ("corpus", "tier", "query_id", "query_class", "stage", "scores",
                            "relevant", "first_relevant_rank")
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("run_id", "string"), ("corpus", "string"), ("tier", "string"), ("query_id", "string"),
     ("query_class", "string"), ("stage", "string"), ("first_relevant_rank", "int32"),
     ("top_score", "double"), ("candidates", "int32"), ("scores", "double_list"),
@@ -59,7 +60,7 @@ class CalibrationRow:
     def top_score(self) -> float | None:
         return self.scores[0] if self.scores else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> b.JSON:
         return {
             "corpus": self.corpus, "tier": self.tier, "query_id": self.query_id,
             "query_class": self.query_class, "stage": self.stage,
@@ -68,9 +69,10 @@ class CalibrationRow:
         }
 
 
-def validate_row(obj: Mapping, path="<calibration row>", line: int | None = None) -> CalibrationRow:
+def validate_row(obj: object, path: b.SourceName = "<calibration row>",
+                 line: int | None = None) -> CalibrationRow:
     """A :class:`CalibrationRow` from a decoded line, or FormatError naming the field."""
-    def fail(name, message):
+    def fail(name: str | None, message: str) -> NoReturn:
         raise FormatError(path, line, name, message)
 
     if not isinstance(obj, Mapping):
@@ -125,12 +127,12 @@ class CalibrationClaim(b.Claim):
 
     KIND: ClassVar[str] = "calibration"
     RESULTS_FILE: ClassVar[str] = CALIBRATION_JSONL
-    TABLES: ClassVar[Mapping[str, Any]] = {"calibration": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"calibration": COLUMNS}
 
-    rows: list
+    rows: list[b.JSON]
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         rows = b.seq(doc, source, None)
         if not rows:
             b.fail(source, None, "holds no calibration row")
@@ -138,15 +140,18 @@ class CalibrationClaim(b.Claim):
             validate_row(obj, source, i)
 
     @classmethod
-    def from_dict(cls, doc, source=None):
+    def from_dict(cls, doc: Any, source: str | None = None) -> Self:
         source = source or CALIBRATION_JSONL
         cls.validate(doc, source)
         return cls(rows=b.canonical(list(doc)))
 
-    def to_dict(self) -> list:  # type: ignore[override]
+    # A JSONL file: its document is the list of its lines, not one object, so this returns a
+    # list where Claim.to_dict returns an object (an incompatible override, kept on purpose:
+    # what Claim does with to_dict(), encode and hash it, holds for a list too).
+    def to_dict(self) -> list[b.JSON]:  # type: ignore[override]
         return [dict(r) for r in self.rows]
 
-    def check_against_run(self, metrics: Mapping, source: str) -> None:
+    def check_against_run(self, metrics: Mapping[str, Any], source: str) -> None:
         """Each line's corpus and tier as metrics.json declares them, one stage (the
         run's), no query twice."""
         tiers = effective_tiers(metrics)
@@ -171,7 +176,8 @@ class CalibrationClaim(b.Claim):
                 b.fail(source, "stage", f"stage {row['stage']!r} differs from the run's "
                                         f"{stage or first_stage!r}", i)
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         return {"calibration": [{
             "run_id": run_id, "corpus": r["corpus"], "tier": r["tier"],
             "query_id": r["query_id"], "query_class": r["query_class"], "stage": r["stage"],

@@ -11,6 +11,7 @@ are judged against the run served now (``harness.certificates.status``).
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
@@ -27,7 +28,7 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
              "calibration", "heldout", "seed", "splits", "fingerprint", "tier", "sources"),
 }
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("certificate_id", "string"), ("type", "string"),
     ("status", "string"), ("alpha", "double"), ("target", "double"), ("delta", "double"),
     ("threshold", "double"), ("temperature", "double"), ("context_k", "int32"),
@@ -40,25 +41,25 @@ COLUMNS = (
     ("reason", "string"), ("ingested_at", "timestamp"))
 
 
-def with_id(doc: Mapping) -> dict:
+def with_id(doc: Mapping[str, Any]) -> b.JSON:
     """``doc`` with ``document_id`` = sha256 of its canonical form without the id."""
     body = {k: v for k, v in doc.items() if k != "document_id"}
     return {**body, "document_id": sha256_text(canonical_json(body))}
 
 
-def check_id(doc: Mapping, source) -> None:
+def check_id(doc: Mapping[str, Any], source: b.SourceName) -> None:
     b.need(doc, ("document_id",), source)
     if doc["document_id"] != with_id(doc)["document_id"]:
         b.fail(source, "document_id", "does not match the document's content (edited by hand?)")
 
 
-def _pair(value) -> tuple[float | None, float | None]:
+def _pair(value: object) -> tuple[float | None, float | None]:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return value[0], value[1]
     return None, None
 
 
-def certificate_row(doc: Mapping) -> dict:
+def certificate_row(doc: Mapping[str, Any]) -> b.JSON:
     held = doc.get("heldout") or {}
     splits = doc.get("splits") or {}
     coverage = doc["type"] == "coverage"
@@ -90,7 +91,7 @@ def certificate_row(doc: Mapping) -> dict:
 @dataclasses.dataclass(frozen=True)
 class CertificateClaim(b.Claim):
     KIND: ClassVar[str] = "certificate"
-    TABLES: ClassVar[Mapping[str, Any]] = {"certificates": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"certificates": COLUMNS}
 
     document_id: str
     type: str
@@ -98,10 +99,10 @@ class CertificateClaim(b.Claim):
     reason: str
     method: str
     seed: int
-    splits: Mapping
-    fingerprint: Mapping
+    splits: Mapping[str, Any]
+    fingerprint: Mapping[str, Any]
     tier: str
-    sources: list
+    sources: list[b.JSON]
     calibration: Any
     heldout: Any
     kind: str = "certificate"
@@ -121,7 +122,7 @@ class CertificateClaim(b.Claim):
     loss: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
         check_id(doc, source)
         kind = doc.get("type")
@@ -166,6 +167,7 @@ class CertificateClaim(b.Claim):
         names = [x["name"] for x in self.fingerprint["corpora"]]
         return b.pooled_corpus(names) if names else "-"
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         return {"certificates": [{"document_id": document_id, **certificate_row(self.to_dict()),
                                   "ingested_at": stamp}]}

@@ -11,6 +11,7 @@ recomputes each row's family size, Holm floor and verdict from the document's ow
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -23,7 +24,7 @@ from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
 VERDICTS = ("significant", "not significant", "cannot be significant")
 TEST_METHODS = ("exact", "monte-carlo")
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("control_run_id", "string"), ("control_name", "string"),
     ("arm_run_id", "string"), ("arm_name", "string"), ("corpus", "string"), ("tier", "string"),
     ("query_class", "string"), ("measure", "string"), ("n", "int64"),
@@ -93,7 +94,7 @@ def verdict(p_adjusted: float, floor: float, alpha: float) -> str:
     return "significant" if p_adjusted <= alpha else "not significant"
 
 
-def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
+def family_expectations(rows: Sequence[Mapping[str, Any]], alpha: float) -> list[b.JSON]:
     """What each ``comparisons.json`` row's family says its Holm numbers must be.
 
     Rows are grouped into families by ``(corpus, query_class, measure)``; within one,
@@ -102,10 +103,10 @@ def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
     follows from those (:func:`verdict`).  Returns one dict per row, in row order, for a
     reader (the warehouse) to compare with what the row claims.
     """
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, str, str], list[int]] = {}
     for i, row in enumerate(rows):
         groups.setdefault((row["corpus"], row["query_class"], row["measure"]), []).append(i)
-    out: list[dict] = [{} for _ in rows]
+    out: list[b.JSON] = [{} for _ in rows]
     for members in groups.values():
         adjusted = holm([float(rows[i]["p"]) for i in members])
         floors = holm_floors([float(rows[i]["p_floor"]) for i in members])
@@ -119,15 +120,15 @@ def family_expectations(rows: Sequence[Mapping], alpha: float) -> list[dict]:
 class ComparisonsClaim(b.Claim):
     KIND: ClassVar[str] = "comparisons"
     RESULTS_FILE: ClassVar[str] = "comparisons.json"
-    TABLES: ClassVar[Mapping[str, Any]] = {"comparisons": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"comparisons": COLUMNS}
 
-    control: Mapping
-    arms: list
+    control: Mapping[str, Any]
+    arms: list[b.JSON]
     alpha: float
     seed: int
     confidence: float
     interval_method: str
-    rows: list
+    rows: list[b.JSON]
     kind: str = "comparisons"
     schema_version: int = 1
     tier: Any = b.ABSENT
@@ -142,7 +143,7 @@ class ComparisonsClaim(b.Claim):
     stream: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         """Runs named; each row's delta, interval, counts and p-values coherent and inside
         the measure's range; the verdict recomputed from the Holm p, the family's Holm floor
         and alpha (:func:`family_expectations`); a document tier no laxer than its rows."""
@@ -153,7 +154,7 @@ class ComparisonsClaim(b.Claim):
         b.need(control, ("name", "run_id"), source, "control.")
         b.text(control["name"], source, "control.name")
         b.run_id_value(control["run_id"], source, "control.run_id")
-        arms = {}
+        arms: dict[str, str] = {}
         for i, arm in enumerate(b.seq(doc["arms"], source, "arms")):
             b.mapping(arm, source, f"arms[{i}]")
             b.need(arm, ("name", "run_id"), source, f"arms[{i}].")
@@ -200,10 +201,11 @@ class ComparisonsClaim(b.Claim):
 
     def claimed_tier(self) -> str | None:
         if self.tier is not b.ABSENT and self.tier is not None:
-            return self.tier
+            stated: str = self.tier  # the tier the document states
+            return stated
         return most_restrictive_tier(r["tier"] for r in self.rows) if self.rows else None
 
-    def check_against_run(self, metrics: Mapping, source: str) -> None:
+    def check_against_run(self, metrics: Mapping[str, Any], source: str) -> None:
         """This run is one of the runs compared, and no row claims a tier less restrictive
         than this run's row."""
         rid = metrics_run_id(metrics)
@@ -219,7 +221,8 @@ class ComparisonsClaim(b.Claim):
                                                   f"than this run's {claim['tier']!r} for "
                                                   f"({r['corpus']}, {r['query_class']})")
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         arms = {a["name"]: a["run_id"] for a in self.arms}
         return {"comparisons": [{
             "document_id": document_id, "control_run_id": self.control["run_id"],
@@ -237,7 +240,7 @@ class ComparisonsClaim(b.Claim):
             for r in self.rows]}
 
 
-def _check_row(row, i: int, arms: Mapping[str, str], source) -> None:
+def _check_row(row: Any, i: int, arms: Mapping[str, str], source: b.SourceName) -> None:
     w = f"rows[{i}]."
     b.mapping(row, source, f"rows[{i}]")
     b.need(row, ROW_FIELDS, source, w)

@@ -46,7 +46,7 @@ class GateClaim(b.Claim):
     index_corpora: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
         b.need(doc, ("policy", "measure", "threshold", "corpus", "query_class", "verdict",
                      "passed", "reason", "queries_available", "queries_scored"), source)

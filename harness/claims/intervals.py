@@ -4,6 +4,7 @@ interval per metric row x measure of one run (docs/statistics.md)."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
@@ -13,7 +14,7 @@ from harness.core.measures import measure_range
 #: an interval's estimate must reproduce metrics.json's row (both round to 10 decimals)
 ESTIMATE_TOLERANCE = 1e-6
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("run_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("query_class", "string"), ("measure", "string"), ("estimate", "double"),
     ("lower", "double"), ("upper", "double"), ("method", "string"), ("n", "int64"),
@@ -28,11 +29,11 @@ ROW_FIELDS = ("corpus", "tier", "query_class", "measure", "estimate", "lower", "
 class IntervalsClaim(b.Claim):
     KIND: ClassVar[str] = "intervals"
     RESULTS_FILE: ClassVar[str] = "intervals.json"
-    TABLES: ClassVar[Mapping[str, Any]] = {"intervals": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"intervals": COLUMNS}
 
     run_id: str
     confidence: float
-    rows: list
+    rows: list[b.JSON]
     kind: str = "intervals"
     schema_version: int = 1
     control_name: Any = b.ABSENT
@@ -43,7 +44,7 @@ class IntervalsClaim(b.Claim):
     stream: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         """Header, run id, and each row: its fields, bounds inside the measure's range and
         around its estimate; no (corpus, class, measure) twice."""
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
@@ -81,7 +82,7 @@ class IntervalsClaim(b.Claim):
 
         return most_restrictive_tier(r["tier"] for r in self.rows) if self.rows else None
 
-    def check_against_run(self, metrics: Mapping, source: str) -> None:
+    def check_against_run(self, metrics: Mapping[str, Any], source: str) -> None:
         """The document belongs to this run and reproduces its rows."""
         rid = metrics_run_id(metrics)
         if self.run_id != rid:
@@ -106,7 +107,8 @@ class IntervalsClaim(b.Claim):
                 b.fail(source, w + "estimate", f"{r['estimate']!r} differs from metrics.json's "
                                                f"{claim['metrics'][r['measure']]!r}")
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         return {"intervals": [{
             "document_id": document_id, "run_id": self.run_id, "corpus": r["corpus"],
             "tier": r["tier"], "query_class": r["query_class"], "measure": r["measure"],

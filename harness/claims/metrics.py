@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from datetime import datetime
 from typing import Any, ClassVar, Iterable, Mapping
 
-from harness.claims.base import (ABSENT, SHA256, Claim, fail, mapping, not_laxer, seq)
+from harness.claims.base import (ABSENT, JSON, SHA256, Claim, Columns, SourceName, TableRows, fail,
+                                 mapping, not_laxer, seq)
+from harness.claims.base import tier as checked_tier
 from harness.core.canonical import canonical_json, canonical_line, sha256_text
 from harness.core.sources import SOURCES, source_for_corpus
-from harness.core.tiers import (PUBLISHABLE_LICENCES, TIERS, licence_tier, most_restrictive_tier, registered_floor,
-                                source_tier, tier_for_licence)
+from harness.core.tiers import (PUBLISHABLE_LICENCES, TIERS, licence_tier, most_restrictive_tier,
+                                registered_floor, source_tier, tier_for_licence)
 
 #: 2: the claim pins the files it summarises (``files``)
 SCHEMA_VERSION = 2
@@ -57,7 +60,7 @@ ALL = "all"
 MEAN_TOLERANCE = 1e-9
 
 
-def run_id(metrics: Mapping) -> str:
+def run_id(metrics: Mapping[str, Any]) -> str:
     """A run's id: the sha256 of its canonical metrics.json."""
     return sha256_text(canonical_json(metrics))
 
@@ -67,11 +70,11 @@ def pooled_name(corpora: Iterable[str]) -> str:
     return "+".join(sorted(set(corpora)))
 
 
-def is_finite_number(value) -> bool:
+def is_finite_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def check_per_query_row(obj: Mapping, path, line: int) -> Mapping:
+def check_per_query_row(obj: Mapping[str, Any], path: SourceName, line: int) -> Mapping[str, Any]:
     """One line of per_query.jsonl: its fields present and its value finite."""
     for name in PER_QUERY_FIELDS:
         if name not in obj:
@@ -87,7 +90,7 @@ def declared_evidence(licence: str) -> str:
     return f"licence {licence} declared"
 
 
-def index_tier(doc: Mapping) -> str | None:
+def index_tier(doc: Mapping[str, Any]) -> str | None:
     """The tier of the run's shared index (``index.tier``), or None when it records none.
 
     Every corpus of a bench run is indexed together: the others' documents compete as
@@ -96,11 +99,12 @@ def index_tier(doc: Mapping) -> str | None:
     """
     index = doc.get("index")
     if isinstance(index, Mapping) and index.get("tier") is not None:
-        return index["tier"]
+        shared: str = index["tier"]  # a tier: the validator checked index.tier
+        return shared
     return None
 
 
-def effective_tiers(doc: Mapping) -> dict[str, str]:
+def effective_tiers(doc: Mapping[str, Any]) -> dict[str, str]:
     """Corpus name -> the tier of this run's numbers on it: the corpus's own (licence) tier,
     made as restrictive as :func:`index_tier` when the run records a shared index."""
     shared = index_tier(doc)
@@ -111,13 +115,11 @@ def effective_tiers(doc: Mapping) -> dict[str, str]:
     return out
 
 
-def check_corpus_licence(corpus: Mapping, source, where: str) -> str:
+def check_corpus_licence(corpus: Mapping[str, Any], source: SourceName, where: str) -> str:
     """The tier a corpus entry's licence gives it, after refusing an entry whose ``tier``
     claims less (module docstring); returns the claimed tier."""
-    name, licence, claimed = corpus.get("name"), corpus.get("licence"), corpus.get("tier")
-    if claimed not in TIERS:
-        fail(source, f"{where}.tier", f"unknown licence tier {claimed!r}; expected one of "
-                                      f"{sorted(TIERS)}")
+    name, licence = corpus.get("name"), corpus.get("licence")
+    claimed = checked_tier(corpus.get("tier"), source, f"{where}.tier")
     if not isinstance(licence, str) or not licence:
         fail(source, f"{where}.licence", f"must name a licence (or 'unknown'), got {licence!r}")
     registered = corpus.get("registry_source")
@@ -155,33 +157,33 @@ def check_corpus_licence(corpus: Mapping, source, where: str) -> str:
 # --------------------------------------------------------------------------- the claim
 
 #: warehouse columns (the run row's provenance columns are the warehouse's own)
-CORPORA_COLUMNS = (
+CORPORA_COLUMNS: Columns = (
     ("run_id", "string"), ("name", "string"), ("version", "string"), ("licence", "string"),
     ("tier", "string"), ("evidence", "string"), ("sha256", "string"), ("files", "int64"),
     ("chunks", "int64"), ("declared", "string"))
-METRIC_ROW_COLUMNS = (
+METRIC_ROW_COLUMNS: Columns = (
     ("run_id", "string"), ("corpus", "string"), ("tier", "string"), ("query_class", "string"),
     ("measure", "string"), ("value", "double"), ("n", "int64"),
     ("queries_unanswered", "int64"), ("queries_dropped_unjudgeable", "int64"))
-PER_QUERY_COLUMNS = (
+PER_QUERY_COLUMNS: Columns = (
     ("corpus", "string"), ("tier", "string"), ("query_class", "string"), ("query_id", "string"),
     ("measure", "string"), ("value", "double"), ("answered", "bool"))
-RANKING_COLUMNS = (
+RANKING_COLUMNS: Columns = (
     ("corpus", "string"), ("tier", "string"), ("query_id", "string"), ("rank", "int32"),
     ("doc_id", "string"), ("score", "double"))
-LATENCY_COLUMNS = (
+LATENCY_COLUMNS: Columns = (
     ("run_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("samples", "double_list"), ("concurrency", "int32"), ("reported", "string"))
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     """A column value: strings stay, None stays NULL, anything else as canonical JSON."""
     if value is None or isinstance(value, str):
         return value
     return canonical_line(value)
 
 
-def _int_or_none(value) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -190,18 +192,18 @@ class MetricsClaim(Claim):
     """One run's ``metrics.json`` (module docstring)."""
 
     KIND: ClassVar[str] = "metrics"
-    TABLES: ClassVar[Mapping[str, Any]] = {
+    TABLES: ClassVar[Mapping[str, Columns]] = {
         "metric_rows": METRIC_ROW_COLUMNS, "corpora": CORPORA_COLUMNS,
         "per_query": (("run_id", "string"), *PER_QUERY_COLUMNS),
         "rankings": (("run_id", "string"), *RANKING_COLUMNS), "latency": LATENCY_COLUMNS}
 
     control_name: str
-    corpora: list
+    corpora: list[JSON]
     index: Any
-    retrieval: Mapping
-    metric_engine: Mapping
-    relevance_policy: Mapping
-    rows: list
+    retrieval: Mapping[str, Any]
+    metric_engine: Mapping[str, Any]
+    relevance_policy: Mapping[str, Any]
+    rows: list[JSON]
     schema_version: int = SCHEMA_VERSION
     judgements: Any = ABSENT
     #: file name -> sha256 of the files the claim summarises (set when they are written)
@@ -260,8 +262,9 @@ class MetricsClaim(Claim):
         """
         for i, row in enumerate(self.rows):
             for measure, claimed in sorted(row["metrics"].items()):
+                # no values (n = 0): the row is skipped or refused before ``mean`` is read
                 n, mean, unanswered = groups.get((row["corpus"], row["query_class"], measure),
-                                                 (0, None, -1))
+                                                 (0, math.nan, -1))
                 if n == row["n"] == 0:
                     continue
                 if n != row["n"]:
@@ -283,7 +286,7 @@ class MetricsClaim(Claim):
         measurements (:func:`comparability_notes`); empty when it would not."""
         return comparability_notes(self.to_dict(), other.to_dict())
 
-    def run_row(self, run_id: str) -> dict:
+    def run_row(self, run_id: str) -> JSON:
         """The claim's columns of the warehouse ``runs`` row (provenance columns such as
         when and from where it was ingested are the warehouse's)."""
         retrieval, index, engine = self.retrieval, self.index or {}, self.metric_engine
@@ -311,7 +314,8 @@ class MetricsClaim(Claim):
             "metrics_json": self.canonical_json(),
         }
 
-    def table_rows(self, document_id, stamp=None, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime | None = None,
+                   run_id: str | None = None) -> TableRows:
         rid = run_id or document_id
         return {
             "corpora": [{
@@ -329,7 +333,7 @@ class MetricsClaim(Claim):
         }
 
 
-def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
+def validate_metrics(doc: Mapping[str, Any], source: str = METRICS_JSON) -> None:
     """Refuse a metrics.json that is incomplete or inconsistent, naming the field
     (:class:`MetricsClaim`)."""
     _validate(doc, source)
@@ -338,7 +342,7 @@ def validate_metrics(doc: Mapping, source: str = METRICS_JSON) -> None:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_index(source, doc: Mapping, tiers: Mapping[str, str]) -> None:
+def _check_index(source: SourceName, doc: Mapping[str, Any], tiers: Mapping[str, str]) -> None:
     """``index.corpora`` names every corpus of the run and ``index.tier`` is their most
     restrictive tier (both or neither)."""
     index = doc["index"]
@@ -363,7 +367,7 @@ def _check_index(source, doc: Mapping, tiers: Mapping[str, str]) -> None:
              f"indexed corpora {names}")
 
 
-def _check_pins_shape(files, source) -> None:
+def _check_pins_shape(files: object, source: SourceName) -> None:
     pins = mapping(files, source, "files")
     for name, digest in pins.items():
         if name not in PINNED_FILES:
@@ -420,7 +424,7 @@ def _validate(doc: Any, source: str) -> None:
     seq(doc["rows"], source, "rows")
     if not doc["rows"]:
         fail(source, "rows", "must be a non-empty list")
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[str, str], int] = {}
     for i, row in enumerate(doc["rows"]):
         mapping(row, source, f"rows[{i}]")
         for name in ROW_FIELDS:
@@ -469,7 +473,7 @@ def _validate(doc: Any, source: str) -> None:
 ENGINE_FIELDS = ("name", "version", "semantics", "tie_break", "gain")
 
 
-def provenance_notes(control: Mapping, candidate: Mapping) -> list[str]:
+def provenance_notes(control: Mapping[str, Any], candidate: Mapping[str, Any]) -> list[str]:
     """Differences that make a delta compare two different measurements."""
     notes = []
     ce, ke = control.get("metric_engine") or {}, candidate.get("metric_engine") or {}
@@ -493,7 +497,7 @@ def provenance_notes(control: Mapping, candidate: Mapping) -> list[str]:
 SETUP_FIELDS = ("granularity", "scope", "stage")
 
 
-def _index_corpora(doc: Mapping) -> list[str] | None:
+def _index_corpora(doc: Mapping[str, Any]) -> list[str] | None:
     """The corpora sharing a run's index: ``index.corpora``, else (a run with an index
     block that predates it) every corpus of the run; None for a run without an index."""
     index = doc.get("index")
@@ -503,7 +507,7 @@ def _index_corpora(doc: Mapping) -> list[str] | None:
     return sorted(names) if names is not None else sorted(c["name"] for c in doc["corpora"])
 
 
-def comparability_notes(control: Mapping, candidate: Mapping) -> list[str]:
+def comparability_notes(control: Mapping[str, Any], candidate: Mapping[str, Any]) -> list[str]:
     """Everything that keeps a delta between two runs from being a delta: the
     :func:`provenance_notes`, a different granularity, scope or stage, and a different set
     of corpora in the shared index (other corpora's documents are distractors and change

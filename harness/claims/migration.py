@@ -11,6 +11,7 @@ recomputed from its licence (:func:`harness.claims.metrics.check_corpus_licence`
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
@@ -26,7 +27,7 @@ DECISIONS: tuple[str, ...] = ("no_upgrade_needed", "bridge_sufficient", "bridge_
                               "caution", "full_reindex")
 QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("eval_tier", "string"), ("headline", "bool"),
     ("old_model", "string"), ("old_label", "string"), ("old_dimension", "int32"),
     ("new_model", "string"), ("new_label", "string"), ("new_dimension", "int32"),
@@ -48,7 +49,7 @@ COLUMNS = (
 
 
 
-def _interval(value, source, where, *, nullable=False):
+def _interval(value: object, source: b.SourceName, where: str, *, nullable: bool = False) -> None:
     if value is None and nullable:
         return
     block = b.mapping(value, source, where)
@@ -59,14 +60,14 @@ def _interval(value, source, where, *, nullable=False):
                               f"interval [{block['lower']}, {block['upper']}]")
 
 
-def _spread(name: str, block: Mapping | None) -> dict:
+def _spread(name: str, block: Mapping[str, Any] | None) -> b.JSON:
     if block is None:
         return {name: None, f"{name}_lower": None, f"{name}_upper": None}
     return {name: block["estimate"], f"{name}_lower": block["lower"],
             f"{name}_upper": block["upper"]}
 
 
-def decision_rows(doc: Mapping, document_id: str, stamp) -> list[dict]:
+def decision_rows(doc: Mapping[str, Any], document_id: str, stamp: datetime) -> list[b.JSON]:
     """The table rows of one (canonical) report, T0 before T1."""
     old, new = doc["models"]["old"], doc["models"]["new"]
     settings, adapter = doc["settings"], doc["adapter"]
@@ -74,7 +75,7 @@ def decision_rows(doc: Mapping, document_id: str, stamp) -> list[dict]:
     for eval_tier in sorted(doc["tiers"]):
         t = doc["tiers"][eval_tier]
         d = t["decision"]
-        row = {"document_id": document_id, "eval_tier": eval_tier,
+        row: b.JSON = {"document_id": document_id, "eval_tier": eval_tier,
                "headline": doc["decision"]["tier"] == eval_tier,
                "old_model": old["model_id"], "old_label": old["label"],
                "old_dimension": old["dimension"], "new_model": new["model_id"],
@@ -98,15 +99,15 @@ def decision_rows(doc: Mapping, document_id: str, stamp) -> list[dict]:
 @dataclasses.dataclass(frozen=True)
 class MigrationClaim(b.Claim):
     KIND: ClassVar[str] = KIND
-    TABLES: ClassVar[Mapping[str, Any]] = {"migration_decisions": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"migration_decisions": COLUMNS}
 
     corpus: str
     tier: str
-    corpora: list
-    models: Mapping
-    tiers: Mapping
-    decision: Mapping
-    thresholds: Mapping
+    corpora: list[b.JSON]
+    models: Mapping[str, Any]
+    tiers: Mapping[str, Any]
+    decision: Mapping[str, Any]
+    thresholds: Mapping[str, Any]
     kind: str = KIND
     schema_version: int = SCHEMA_VERSION
     pair: Any = b.ABSENT
@@ -116,7 +117,7 @@ class MigrationClaim(b.Claim):
     caveats: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         """Kind, schema, corpus and licence tier (never laxer than the licence gives), both
         models, every evaluation tier's quantities (each estimate inside its interval) and
         decision, the headline, the thresholds."""
@@ -165,5 +166,6 @@ class MigrationClaim(b.Claim):
         for key, value in thresholds.items():
             b.number(value, source, f"thresholds.{key}")
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         return {"migration_decisions": decision_rows(self.to_dict(), document_id, stamp)}

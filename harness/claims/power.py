@@ -6,7 +6,7 @@ never rounded to zero.  Validated and round-tripped, not stored in the warehouse
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from harness.claims import base as b
 from harness.core.canonical import Unrounded
@@ -47,7 +47,7 @@ class PowerClaim(b.Claim):
     note: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
         b.need(doc, ("n", "alpha", "smallest_attainable_p", "queries_that_must_differ",
                      "can_be_significant"), source)
@@ -61,8 +61,10 @@ class PowerClaim(b.Claim):
         b.flag(doc["can_be_significant"], source, "can_be_significant")
 
     @classmethod
-    def from_dict(cls, doc, source=None):
+    def from_dict(cls, doc: Any, source: str | None = None) -> Self:
         claim = super().from_dict(doc, source)
-        kept = {name: Unrounded(doc[name]) for name in UNROUNDED
+        # Any: replace() checks one ** mapping against every field, and these are two fields
+        # of different declared types (float, and Any for the optional one)
+        kept: dict[str, Any] = {name: Unrounded(doc[name]) for name in UNROUNDED
                 if name in doc and isinstance(doc[name], (int, float))}
         return dataclasses.replace(claim, **kept)

@@ -10,6 +10,7 @@ corpus named.  ``document_id`` is checked against the content (:func:`with_id`).
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
@@ -21,7 +22,7 @@ FIELDS: tuple[str, ...] = ("method", "alpha", "estimate", "interval", "lambda", 
                            "effective_labels", "labelled", "unlabelled", "labels_only",
                            "judge_only", "inputs", "corpus", "tier")
 
-COLUMNS = (
+COLUMNS: b.Columns = (
     ("document_id", "string"), ("ppi_id", "string"), ("method", "string"), ("alpha", "double"),
     ("estimate", "double"), ("lower", "double"), ("upper", "double"), ("lambda_value", "double"),
     ("judge_bias", "double"), ("effective_labels", "double"), ("labelled", "int64"),
@@ -32,7 +33,7 @@ COLUMNS = (
     ("ingested_at", "timestamp"))
 
 
-def _pair(value) -> tuple[float | None, float | None]:
+def _pair(value: object) -> tuple[float | None, float | None]:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         return value[0], value[1]
     return None, None
@@ -41,13 +42,13 @@ def _pair(value) -> tuple[float | None, float | None]:
 @dataclasses.dataclass(frozen=True)
 class PpiClaim(b.Claim):
     KIND: ClassVar[str] = "ppi"
-    TABLES: ClassVar[Mapping[str, Any]] = {"ppi": COLUMNS}
+    TABLES: ClassVar[Mapping[str, b.Columns]] = {"ppi": COLUMNS}
 
     document_id: str
     method: str
     alpha: float
     estimate: float
-    interval: list
+    interval: list[float]
     lambda_: float = dataclasses.field(metadata={"key": "lambda"})
     judge_bias: Any = None
     effective_labels: Any = None
@@ -64,7 +65,7 @@ class PpiClaim(b.Claim):
     evidence: Any = b.ABSENT
 
     @classmethod
-    def validate(cls, doc, source) -> None:
+    def validate(cls, doc: Any, source: str) -> None:
         b.header(doc, cls.KIND, cls.SCHEMA_VERSION, source)
         check_id(doc, source)
         b.need(doc, FIELDS, source)
@@ -94,7 +95,8 @@ class PpiClaim(b.Claim):
         if claimed == "A" and not corpus:
             b.fail(source, "corpus", "tier A needs the corpus named")
 
-    def table_rows(self, document_id, stamp, run_id=None) -> dict[str, list[dict]]:
+    def table_rows(self, document_id: str, stamp: datetime,
+                   run_id: str | None = None) -> b.TableRows:
         lower, upper = _pair(self.interval)
         labels_only = self.labels_only or {}
         lo_lower, lo_upper = _pair(labels_only.get("interval"))

@@ -12,6 +12,8 @@ import argparse
 import logging
 import os
 import sys
+from types import ModuleType
+from typing import Mapping
 
 from harness.core import interrupts
 
@@ -20,8 +22,12 @@ BAD_INPUT = 2
 INTERRUPTED = 130
 
 
-def command_parser(prog: str, description: str, modules) -> argparse.ArgumentParser:
-    """A parser with one sub-command per module (``HELP``, ``add_arguments``, ``run``)."""
+def command_parser(prog: str, description: str,
+                   modules: Mapping[str, ModuleType]) -> argparse.ArgumentParser:
+    """A parser with one sub-command per module (``HELP``, ``add_arguments``, ``run``).
+
+    The modules are imported by path (``importlib``), so they are typed as modules: what each
+    defines is checked by the CLI tests, not statically."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -41,7 +47,7 @@ def pipe_closed() -> int:
     return 0
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
     nothing half-written was kept (whatever the interrupt became on its way out:
     :mod:`harness.core.interrupts`), a closed output pipe is not an error."""

@@ -37,7 +37,7 @@ def file_of(doc_id: str) -> str:
     return parse_doc_id(doc_id)[1]
 
 
-def rank_key(doc_id: str, score: float) -> tuple:
+def rank_key(doc_id: str, score: float) -> tuple[float, str, str, int, str]:
     """Sort key: ``(-score, doc_type, file_id, chunk_index, doc_id)``.
 
     The trailing ``doc_id`` only separates ids that parse identically (``f_7`` / ``f_07``),

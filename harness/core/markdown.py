@@ -21,7 +21,7 @@ def _intraword(text: str, i: int) -> bool:
     return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
 
 
-def md_escape(text) -> str:
+def md_escape(text: object) -> str:
     """``text`` as literal inline Markdown."""
     text = str(text)
     out = []

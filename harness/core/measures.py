@@ -30,7 +30,7 @@ class Measure:
     description: str = ""
 
 
-def _cut(name, family, k, description, binary_valued=False) -> Measure:
+def _cut(name: str, family: str, k: int, description: str, binary_valued: bool = False) -> Measure:
     return Measure(name, f"{family}.{k}", f"{family}_{k}", None, binary_valued, description)
 
 

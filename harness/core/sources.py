@@ -45,7 +45,7 @@ class Artefact:
     extract: bool = False
     note: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"artefact {self.filename!r}: url must be http(s), got {self.url!r}")
         if not self.filename or "/" in self.filename or self.filename.startswith("."):
@@ -135,7 +135,7 @@ class Source:
     #: copy's files carry the registered licence only when their checksums match
     pins: Pins | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not _NAME.match(self.name):
             raise ValueError(f"source name {self.name!r}: lower-case letters, digits, '.', '-'")
         for field_name in ("title", "licence", "evidence", "citation", "role"):
@@ -350,7 +350,8 @@ MULTILINGUAL_SOURCES = (
 )
 
 
-def _beir(name, md5, licence, evidence, *, title, citation, platform_metadata=BEIR_HUB_TAG):
+def _beir(name: str, md5: str, licence: str, evidence: str, *, title: str, citation: str,
+          platform_metadata: str | None = BEIR_HUB_TAG) -> Source:
     return Source(
         name=f"beir-{name}", title=f"BEIR {title}", version="BEIR v1 archive", licence=licence,
         evidence=evidence, citation=f"{citation} Redistributed by: {BEIR_CITATION}",
@@ -368,7 +369,7 @@ def _untraced(what: str) -> str:
             "hub tag is not a licence, so tier B (fail closed) until it is traced")
 
 
-def _beir_unobtainable(name, title, why):
+def _beir_unobtainable(name: str, title: str, why: str) -> Source:
     return Source(
         name=f"beir-{name}", title=f"BEIR {title}", version=None,
         licence="LicenseRef-agreement-required",
