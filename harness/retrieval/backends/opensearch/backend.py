@@ -364,7 +364,8 @@ class OpenSearchBackend(Backend):
         with self._pipeline_lock:
             if self._pipeline != pid:
                 self.node.call(f"writing search pipeline {pid}", self.node.client.transport.perform_request,
-                               "PUT", f"/_search/pipeline/{pid}", body=pipeline_body(spec))
+                               "PUT", f"/_search/pipeline/{pid}",
+                               body=pipeline_body(spec, self.server["version"]))
                 self._pipeline = pid
                 self._fused_arm = f"{spec.arm_id}-server"
         return pid
