@@ -76,3 +76,17 @@ class PartlySilentBackend(LabelledBackend):
 class SilentBackend(LabelledBackend):
     FIRST_FILE_LABEL = None
     EVERY_LABEL = True
+
+
+class InterruptedLoad(OpenSearchBackend):
+    """Ctrl-C arrives while the documents are being sent (after the first bulk request)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.prefix = "interrupted"
+
+    def _sources(self, *args):
+        for i, pair in enumerate(super()._sources(*args)):
+            if i == 600:
+                raise KeyboardInterrupt
+            yield pair
