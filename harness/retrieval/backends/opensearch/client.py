@@ -40,7 +40,7 @@ def backoff(attempt: int) -> float:
 def check_url(url: str | None) -> str:
     """``http(s)://host[:port]`` without a path, query or credentials, or ValueError."""
     if not url:
-        raise ValueError("--backend opensearch needs --opensearch-url URL (or $OPENSEARCH_URL)")
+        raise ValueError("OpenSearch needs --opensearch-url URL (or $OPENSEARCH_URL)")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"--opensearch-url {url!r}: expected http://HOST:PORT or https://HOST:PORT")
