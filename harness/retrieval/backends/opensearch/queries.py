@@ -66,16 +66,23 @@ def exact_query(vector: Sequence[float], files: Sequence[str] | None = None) -> 
 
 def body(query: dict, size: int, members: bool = False) -> dict:
     """A search body returning ids and scores only (and, for the dense leg, the documents
-    sharing each hit's vector)."""
-    out = {"size": int(size), "query": query, "_source": False}
-    if members:
-        out["docvalue_fields"] = ["vector_members"]
-    return out
+    sharing each hit's vector).  Ids come from doc values: fetching the stored ``_id`` of
+    each hit decompresses a stored-fields block per hit, which measured about 10 ms of a
+    192-hit search on two cores; doc values cost almost nothing."""
+    fields = ["doc_id", "vector_members"] if members else ["doc_id"]
+    return {"size": int(size), "query": query, "stored_fields": "_none_",
+            "docvalue_fields": fields}
 
 
 def hybrid_body(lexical: dict, dense: dict, size: int) -> dict:
     return {"size": int(size), "query": {"hybrid": {"queries": [lexical, dense]}},
-            "_source": False}
+            "stored_fields": "_none_", "docvalue_fields": ["doc_id"]}
+
+
+def doc_id(hit: dict) -> str:
+    """A hit's document id (from doc values; ``_id`` when a caller asked for it)."""
+    fields = hit.get("fields") or {}
+    return fields["doc_id"][0] if "doc_id" in fields else hit["_id"]
 
 
 def hits(response: dict, dense: bool = False, scale: float = 1.0) -> list[tuple[str, float]]:
@@ -85,7 +92,7 @@ def hits(response: dict, dense: bool = False, scale: float = 1.0) -> list[tuple[
     out = []
     for hit in response.get("hits", {}).get("hits", []):
         score = float(hit["_score"])
-        out.append((hit["_id"], inner_product(score) if dense else score * scale))
+        out.append((doc_id(hit), inner_product(score) if dense else score * scale))
     out.sort(key=lambda p: rank_key(p[0], p[1]))
     return out
 
@@ -99,8 +106,8 @@ def expanded_hits(response: dict, k: int, keep=None) -> list[tuple[str, float]]:
     out = []
     for hit in response.get("hits", {}).get("hits", []):
         score = inner_product(float(hit["_score"]))
-        for doc_id in [hit["_id"], *hit.get("fields", {}).get("vector_members", [])]:
-            if keep is None or keep(doc_id):
-                out.append((doc_id, score))
+        for member in [doc_id(hit), *hit.get("fields", {}).get("vector_members", [])]:
+            if keep is None or keep(member):
+                out.append((member, score))
     out.sort(key=lambda p: rank_key(p[0], p[1]))
     return out[:k]
