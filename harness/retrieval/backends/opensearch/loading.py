@@ -19,6 +19,7 @@ import logging
 import time
 from typing import Iterable
 
+from harness.retrieval.backends.base import BackendError
 from harness.retrieval.backends.opensearch.client import Node
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,12 @@ def load(node: Node, name: str, body: dict, total: int, sources: Iterable[tuple[
             if bar is not None:
                 bar.update(1)
         seconds = time.perf_counter() - started
+    except helpers.BulkIndexError as exc:
+        _drop(node, name, exc)
+        first = exc.errors[0] if exc.errors else {}
+        raise BackendError(f"OpenSearch at {node.url} refused {len(exc.errors)} documents of "
+                           f"the load into {name} (the index was deleted again); first: "
+                           f"{first}") from None
     except BaseException as exc:
         _drop(node, name, exc)
         raise

@@ -90,3 +90,15 @@ class InterruptedLoad(OpenSearchBackend):
             if i == 600:
                 raise KeyboardInterrupt
             yield pair
+
+
+class RejectedDocument(OpenSearchBackend):
+    """One document carries a field the strict mapping does not know: the node refuses it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.prefix = "rejected"
+
+    def _sources(self, *args):
+        for i, (doc_id, source) in enumerate(super()._sources(*args)):
+            yield doc_id, (dict(source, unexpected=1) if i == 10 else source)

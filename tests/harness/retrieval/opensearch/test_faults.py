@@ -208,3 +208,16 @@ def test_a_timeout_is_retried_with_backoff_and_counted(opensearch_node, os_url, 
         assert counts["timeouts"] >= 1 and counts["retries"] >= 1
     finally:
         backend.close()
+
+
+def test_a_document_the_node_refuses_fails_the_load_and_removes_the_index(
+        monkeypatch, opensearch_node, os_url, tiny_qmsum, tmp_path, capsys):
+    monkeypatch.setitem(BACKENDS, "opensearch",
+                        "tests.harness.retrieval.opensearch.fakes:RejectedDocument")
+    out = tmp_path / "out"
+    assert bench(out, os_url, f"qmsum:{tiny_qmsum}", extra=["--mode", "bm25"]) == 5
+    err = capsys.readouterr().err
+    assert "refused 1 documents of the load into rejected-" in err
+    assert "strict_dynamic_mapping_exception" in err and "Traceback" not in err
+    assert not out.exists()
+    assert opensearch_node.request("GET", "/_cat/indices/rejected-*?format=json")[1] == []

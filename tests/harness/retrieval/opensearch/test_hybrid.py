@@ -169,3 +169,23 @@ def test_server_side_arms_2_19_cannot_compute_are_refused(os_url, synthetic_path
                         "--opensearch-fusion", "server"]) == 5
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_documented_prediction_holds_on_a_corpus_no_other_test_uses(
+        os_url, static_flags, tmp_path):
+    """docs/opensearch.md: chunks of at most 39 tokens, none token-less, text both tokenisers
+    split alike -> identical rows; a fresh seed of the generator, never used elsewhere."""
+    from ingestion import load_corpus
+    from ingestion.chunking import chunk_corpus
+    from ingestion.synthetic import generate
+
+    from harness.retrieval.backends.tokenizer import Tokenizer
+
+    path = generate(97, 16, tmp_path / "fresh")
+    chunks = chunk_corpus(load_corpus(f"synthetic:{path}"), max_words=39)
+    assert all(0 < len(Tokenizer()(c.text)) <= 39 for c in chunks)  # the prediction applies
+    flags = ["--mode", "hybrid", "--max-words", "39", "--fusion", "normalization", *static_flags]
+    assert bench(tmp_path / "e", None, f"synthetic:{path}", extra=flags, backend="embedded") == 0
+    assert bench(tmp_path / "o", os_url, f"synthetic:{path}",
+                 extra=flags + ["--opensearch-dense", "exact"]) == 0
+    assert read(tmp_path / "o" / "metrics.json")["rows"] == read(tmp_path / "e" / "metrics.json")["rows"]
