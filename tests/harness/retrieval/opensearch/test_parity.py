@@ -17,7 +17,6 @@ import re
 from collections import Counter
 
 import numpy as np
-import pytest
 
 from harness.retrieval.backends.embedded import EmbeddedBackend
 from harness.retrieval.backends.opensearch.backend import OpenSearchBackend
