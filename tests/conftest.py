@@ -1,4 +1,5 @@
-"""Shared test fixtures: the repository root and the optional real data beside it."""
+"""Shared test fixtures: the repository root, the optional real data beside it, and a real
+OpenSearch node (started once per session when its tests run)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,22 @@ def qmsum_val() -> Path:
         pytest.skip(f"real QMSum validation split not found at {QMSUM_VAL} "
                     "(it lies beside the repository on development machines only)")
     return QMSUM_VAL
+
+
+@pytest.fixture(scope="session")
+def opensearch_node():
+    """A real single-node OpenSearch 2.19 (``tests.servers.opensearch``) on 127.0.0.1:
+    started once, waited for until yellow (at most 60 s), stopped by process at teardown.
+
+    Skips with the reason when Java or the built node is missing, unless
+    ``$REQUIRE_OPENSEARCH`` is 1 (``.ci/run`` sets it): then the tests fail instead."""
+    from tests.servers import opensearch
+
+    ok, why = opensearch.available()
+    if not ok:
+        opensearch.unavailable(why)
+    node = opensearch.start_node(timeout=opensearch.START_TIMEOUT)
+    try:
+        yield node
+    finally:
+        node.stop()

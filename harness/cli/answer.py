@@ -21,8 +21,11 @@ def add_arguments(p) -> None:
                    help="corpus to answer (repeatable), e.g. synthetic:PATH")
     p.add_argument("--answerer", choices=sorted(ANSWERERS), default="reference",
                    help="none (declines everything: the floor), reference (the instrument's "
-                        "control over the generator's frames) or product (generic parser); "
-                        "default reference")
+                        "control over the generator's frames), product (generic parser) or "
+                        "opensearch (the reference's frames, R3/R4 from phrase aggregations "
+                        "over an OpenSearch index); default reference")
+    p.add_argument("--opensearch-url", default=None, metavar="URL",
+                   help="--answerer opensearch: the node (default: $OPENSEARCH_URL)")
     p.add_argument("--store-url", default=None,
                    help="SQLAlchemy URL of the transcript store (default: transcripts.sqlite "
                         "beside the warehouse file), e.g. postgresql+psycopg://USER@HOST/DB")
@@ -48,12 +51,19 @@ def run(args) -> int:
     from harness.core.canonical import canonical_json
     from ingestion import load_corpus
 
+    from harness.retrieval.backends.base import EXIT_BACKEND, BackendError
+
     from harness.evaluation.results import check_out_directory
 
     check_out_directory(args.out)  # before the store is filled
     policy = AnswerPolicy(args.answer_count_tolerance, args.answer_set_credit)
-    answerer = make_answerer(args.answerer, row_limit=args.row_limit or ROW_LIMIT)
     progress = not args.no_progress
+    options = {}
+    if args.answerer == "opensearch":
+        options = {"url": args.opensearch_url, "progress": progress}
+    elif args.opensearch_url is not None:
+        raise ValueError("--opensearch-url applies to --answerer opensearch only")
+    answerer = make_answerer(args.answerer, row_limit=args.row_limit or ROW_LIMIT, **options)
     corpora = [load_corpus(spec) for spec in args.corpus]
     runinfo = {"command": "answer", "answerer": answerer.name}
     store = None
@@ -72,10 +82,16 @@ def run(args) -> int:
         except TruncatedResult as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        except BackendError as exc:
+            print(f"error: {exc}; nothing was written", file=sys.stderr)
+            return EXIT_BACKEND
         runinfo["answer_seconds"] = time.perf_counter() - answer_started
     finally:
         if store is not None:
             store.close()
+        close = getattr(answerer, "close", None)
+        if close is not None:
+            close()
     runinfo["elapsed_seconds"] = time.perf_counter() - started
     out = write_directory(args.out, {ANSWERS_JSON: canonical_json(result.document),
                                      ANSWERS_MD: result.markdown}, runinfo)

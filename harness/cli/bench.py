@@ -1,7 +1,9 @@
 """``python -m harness bench``: one retrieval arm over one or more corpora, scored.
 
 Exit codes: 0 written; 2 bad input (the message names what); 3 refused because the index
-holds vectors from two named embedding models (nothing is written).
+holds vectors from two named embedding models (nothing is written); 5 the backend failed or
+its index changed under the run (unreachable node, deleted or rewritten index: nothing is
+written).
 """
 
 from __future__ import annotations
@@ -184,6 +186,7 @@ def run_gate(args) -> int:
 
 
 def run(args) -> int:
+    from harness.retrieval.backends import EXIT_BACKEND, BackendError
     from harness.retrieval.bench.config import from_args
     from harness.retrieval.bench.runner import run_bench
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
@@ -195,6 +198,9 @@ def run(args) -> int:
         except MixedEmbeddingSpace as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_MIXED_EMBEDDINGS
+        except BackendError as exc:
+            print(f"error: {exc}; nothing was written", file=sys.stderr)
+            return EXIT_BACKEND
     if not args.out:
         raise ValueError("--out is required (the results directory to write)")
     from harness.evaluation.results import check_out_directory
@@ -211,6 +217,9 @@ def run(args) -> int:
     except MixedEmbeddingSpace as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_MIXED_EMBEDDINGS
+    except BackendError as exc:
+        print(f"error: {exc}; nothing was written", file=sys.stderr)
+        return EXIT_BACKEND
     md = (outcome.out / "metrics.md").read_text(encoding="utf-8")
     print(md, end="")
     emb = outcome.runinfo.get("embedding", {})

@@ -42,7 +42,26 @@ VERSION = "2.19.1"
 DEFAULT_HEAP = ("-Xms512m", "-Xmx1g")
 MIN_JAVA = 17
 
+#: first start to yellow must fit in this (measured: 6-22 s on 2 cores)
+START_TIMEOUT = 60.0
+#: set to 1 (``.ci/run`` does) to make the OpenSearch tests fail instead of skipping
+REQUIRE_ENV = "REQUIRE_OPENSEARCH"
+
 _java_checked: dict[str, tuple[bool, str]] = {}
+
+
+def required() -> bool:
+    """True when the environment says the OpenSearch tests are mandatory here."""
+    return os.environ.get(REQUIRE_ENV, "") == "1"
+
+
+def unavailable(why: str):
+    """``pytest.skip(why)``, or ``pytest.fail`` when :func:`required`."""
+    import pytest
+
+    if required():
+        pytest.fail(f"{REQUIRE_ENV}=1 but no OpenSearch node can start here: {why}")
+    pytest.skip(why)
 
 
 def find_java() -> str | None:

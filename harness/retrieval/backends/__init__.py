@@ -14,16 +14,27 @@ from __future__ import annotations
 
 import importlib
 
-from harness.retrieval.backends.base import LEGS, Backend, EmbeddingSurvey, IndexDoc, SearchQuery
+from harness.retrieval.backends.base import (
+    EXIT_BACKEND,
+    LEGS,
+    Backend,
+    BackendError,
+    EmbeddingSurvey,
+    IndexDoc,
+    SearchQuery,
+)
 
 BACKENDS: dict[str, str] = {
     "embedded": "harness.retrieval.backends.embedded:EmbeddedBackend",
+    "opensearch": "harness.retrieval.backends.opensearch.backend:OpenSearchBackend",
 }
 
 DEFAULT_BACKEND = "embedded"
 
 #: backend name -> module with ``add_arguments(group)`` and ``options(args)``
-BACKEND_OPTIONS: dict[str, str] = {}
+BACKEND_OPTIONS: dict[str, str] = {
+    "opensearch": "harness.retrieval.backends.opensearch.options",
+}
 
 
 def backend_class(name: str):
@@ -52,4 +63,4 @@ def backend_options(name: str, args) -> tuple[tuple[str, object], ...]:
 
 
 __all__ = ["BACKENDS", "BACKEND_OPTIONS", "DEFAULT_BACKEND", "backend_options", "option_modules", "LEGS", "Backend", "EmbeddingSurvey", "IndexDoc",
-           "SearchQuery", "backend_class"]
+           "SearchQuery", "backend_class", "BackendError", "EXIT_BACKEND"]

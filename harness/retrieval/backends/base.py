@@ -6,9 +6,13 @@ arm means the same thing on every backend.  Nothing here assumes the index lives
 process: documents go in as plain records, results come back as ``(doc_id, score)`` lists,
 and embedding provenance is *surveyed* from what the index holds.
 
-Legs: ``bm25`` (lexical) and ``dense`` (exact inner product over embeddings).  Each leg's
+Legs: ``bm25`` (lexical) and ``dense`` (inner product over embeddings).  Each leg's
 list is in the harness's total order: score descending, then document structure
 (:func:`harness.core.doc_ids.rank_key`), so the cut at ``k`` never depends on input order.
+
+A backend whose index lives elsewhere may fail mid-run (the node went away, the index was
+deleted or written to): it raises :class:`BackendError`, the command exits
+:data:`EXIT_BACKEND` and no results directory is written.
 """
 
 from __future__ import annotations
@@ -18,6 +22,14 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 LEGS = ("bm25", "dense")
+
+#: exit code of a run whose backend failed or changed under it (nothing is written)
+EXIT_BACKEND = 5
+
+
+class BackendError(RuntimeError):
+    """The backend cannot serve this run: unreachable, its index gone, changed during the
+    measurement, or not what this product wrote.  The message says which and what to do."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,12 @@ class IndexDoc:
     text: str
     #: the text the dense leg embeds (the text itself, or a header + the text)
     embedded_text: str
+    #: the chunk's own record (a backend that stores per-document metadata keeps them)
+    chunk_index: int | None = None
+    doc_type: str | None = None
+    speaker: str | None = None
+    start: float | None = None
+    end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +87,21 @@ class Backend(ABC):
         Only documents the leg actually matches are returned (a BM25 score of 0 is no
         match), so a list may be shorter than ``k`` or empty.
         """
+
+    def search_legs(self, legs: Sequence[str], queries: Sequence[SearchQuery],
+                    k: int) -> dict[str, Candidates]:
+        """Every leg of a batch: ``{leg: search(leg, queries, k)}`` (a remote backend may
+        send them in one request)."""
+        return {leg: self.search(leg, queries, k) for leg in legs}
+
+    def fused_search(self, queries: Sequence[SearchQuery], spec, size: int) -> Candidates | None:
+        """Fused lists computed by the backend itself, or None (the default): the harness
+        fuses the legs (:func:`harness.retrieval.fusion.fuse`)."""
+        return None
+
+    def end_measurement(self) -> None:
+        """Called once retrieval is over, before anything is written: a backend whose index
+        can change under it raises :class:`BackendError` when it did."""
 
     def prepare_queries(self, queries: Sequence[SearchQuery]) -> None:
         """Optional: do per-query work that is not retrieval (e.g. embed all queries at

@@ -133,9 +133,12 @@ class BenchConfig:
             "embed_header_template": HEADER_TEMPLATE if self.embed_header else None,
             "chunking": {"max_words": self.max_words},
         }
+        if backend_block.get("fusion") and self.mode == "hybrid":
+            block["fusion"].update(backend_block["fusion"])  # fused by the backend itself
         if "bm25" in self.legs:
+            analyzer = (backend_block.get("bm25") or {}).get("analyzer_description")
             block["bm25"] = {"k1": self.k1, "b": self.b, "variant": "lucene",
-                             "tokenizer": TOKENIZER_DESCRIPTION}
+                             "tokenizer": analyzer or TOKENIZER_DESCRIPTION}
         if self.stage == "rerank":
             block.update({
                 "candidate_pool": self.size,

@@ -161,6 +161,7 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
                         source=f"bench {cfg.name()} ({cfg.fusion.arm_id if cfg.mode == 'hybrid' else cfg.mode})",
                         progress=cfg.progress)
         result = run_gate(gate.policy, spec)
+        ix.backend.end_measurement()
     result = TieredGateResult(**{f.name: getattr(result, f.name) for f in fields(result)})
     # the slice was retrieved from the shared index: as restrictive as every corpus in it
     result.extra["tier"] = index_tier_of(ix.prepared)

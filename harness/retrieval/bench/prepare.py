@@ -123,7 +123,9 @@ def index_docs(prepared: Sequence[PreparedCorpus], embed_header: bool) -> list[I
         files = {f.file_id: f for f in p.corpus.files}
         for c in p.chunks:
             embedded = f"{header(c, files)}\n\n{c.text}" if embed_header else c.text
-            docs.append(IndexDoc(c.doc_id, c.file_id, c.text, embedded))
+            docs.append(IndexDoc(c.doc_id, c.file_id, c.text, embedded, chunk_index=c.chunk_index,
+                                 doc_type=c.doc_type, speaker=c.speaker, start=c.start,
+                                 end=c.end))
     return docs
 
 

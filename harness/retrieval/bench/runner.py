@@ -193,6 +193,7 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
                                                  ix.doc_text, ix.reranker)
         phases["retrieval_seconds"] = time.perf_counter() - tick
+        ix.backend.end_measurement()  # raises when a remote index changed under the run
         backend_block = ix.backend.describe()
         run_stats = ix.backend.run_stats()
     reranker = ix.reranker._reranker if ix.reranker is not None else None
@@ -212,6 +213,7 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         "workers": cfg.workers,
         "query_batch": cfg.query_batch,
         "embedding": run_stats.get("embedding", {"texts_embedded": 0, "texts_from_cache": 0}),
+        "backend": {k: v for k, v in run_stats.items() if k != "embedding"},
         "cache_dir": str(cfg.resolved_cache_dir) if cfg.uses_dense else None,
     }
     out = write_results(cfg.out, metrics, metrics_md=files.pop("metrics.md"),
@@ -232,10 +234,13 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 
     def one_batch(batch):
         t0 = time.perf_counter()
-        legs = {leg: backend.search(leg, batch, depth) for leg in cfg.legs}
+        fused = backend.fused_search(batch, cfg.fusion, cfg.size) if cfg.mode == "hybrid" else None
+        legs = backend.search_legs(cfg.legs, batch, depth) if fused is None else {}
         out = {}
         for q in batch:
-            if cfg.mode == "hybrid":
+            if fused is not None:
+                ranked = fused[q.query_id]
+            elif cfg.mode == "hybrid":
                 ranked = fuse([legs["bm25"][q.query_id], legs["dense"][q.query_id]],
                               cfg.fusion, cfg.size)
             else:

@@ -8,7 +8,12 @@ key).  It returns an :class:`Answer` whose ``value`` is None when it declines.
 * ``reference``: the instrument's control, parsing exactly the synthetic generator's question
   frames (:mod:`harness.studies.answers.reference`); not a production path;
 * ``product``: a generic interrogative-frame parser sharing no patterns or code with the
-  reference (:mod:`harness.studies.answers.product`).
+  reference (:mod:`harness.studies.answers.product`);
+* ``opensearch``: the reference's parser with R3/R4 answered by phrase aggregations over an
+  OpenSearch index, a second mechanism beside SQL (:mod:`harness.studies.answers.opensearch`).
+
+An answerer that reads an index of its own may define ``prepare(corpora)`` (build it),
+``finish()`` (refuse answers read from an index that changed) and ``close()``.
 """
 
 from __future__ import annotations
@@ -64,16 +69,19 @@ ANSWERERS: dict[str, str] = {
     "none": "harness.studies.answers.answerers:NoneAnswerer",
     "reference": "harness.studies.answers.reference:ReferenceAnswerer",
     "product": "harness.studies.answers.product:ProductAnswerer",
+    "opensearch": "harness.studies.answers.opensearch:OpenSearchAnswerer",
 }
 
 
-def make_answerer(name: str, *, row_limit: int = ROW_LIMIT):
+def make_answerer(name: str, *, row_limit: int = ROW_LIMIT, **options):
+    """The answerer registered as ``name``; ``options`` go to its constructor (e.g. the
+    ``opensearch`` answerer's ``url``)."""
     if name not in ANSWERERS:
         raise ValueError(f"unknown answerer {name!r}; expected one of {sorted(ANSWERERS)}")
     if isinstance(row_limit, bool) or not isinstance(row_limit, int) or row_limit < 1:
         raise ValueError(f"row limit must be a positive integer, got {row_limit!r}")
     module, _, cls = ANSWERERS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)(row_limit=row_limit)
+    return getattr(importlib.import_module(module), cls)(row_limit=row_limit, **options)
 
 
 def describe(answerer) -> dict:

@@ -63,7 +63,13 @@ def run_answers(corpora, answerer, policy: AnswerPolicy, store=None, *,
         raise ValueError(f"corpora {sorted(names)} hold no query scored on its answer "
                          "(aggregation queries come from the synthetic corpus)")
     tiers = {c.name: c.source.tier for c in corpora}
+    prepare = getattr(answerer, "prepare", None)
+    if prepare is not None:  # an answerer reading an index of its own builds it first
+        prepare(corpora)
     answers = answer_all(answerer, store, golds, progress=progress)
+    finish = getattr(answerer, "finish", None)
+    if finish is not None:
+        finish()
     records = evaluate(golds, answers, policy, tiers)
     floor = NoneAnswerer()
     floor_records = evaluate(golds, {(g.corpus, g.query_id): floor.answer(g.question, None, g.corpus)
