@@ -25,6 +25,7 @@ from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
 TEST_COLUMNS = ("delta", "delta_lower", "delta_upper", "p", "p_holm", "p_floor", "p_holm_floor",
                 "family_size", "verdict", "discordant", "improved", "worsened", "method")
 RESOLUTION_COLUMNS = ("sd_delta", "mde", "power_at_delta", "queries_needed")
+INTEGER_COLUMNS = ("n", "family_size", "discordant", "improved", "worsened", "queries_needed")
 
 
 def _as_written(doc: Mapping, source: str) -> dict:
@@ -89,7 +90,9 @@ class Comparison:
                     "lower": iv["lower"], "upper": iv["upper"], "interval_method": iv["method"],
                     **{c: test.get(c) for c in TEST_COLUMNS},
                     **{c: res.get(c) for c in RESOLUTION_COLUMNS}})
-        return pd.DataFrame(records)
+        frame = pd.DataFrame(records)
+        # counts stay integers beside the control's empty cells
+        return frame.astype({c: "Int64" for c in INTEGER_COLUMNS})
 
     def _table(self, measures=None, query_class: str = "all"):
         measures = list(measures or self.evaluations[self.control].measures)

@@ -16,7 +16,8 @@ The sd is the observed one, so these are post-hoc descriptions of the gold set a
 this delta, not a test.  Each is per comparison at ``alpha``; the Holm correction over a
 family lowers the power further (the comparisons document's Holm floor says when no
 outcome could be significant).  A delta below half a unit of the stored precision
-(``10^-10``) is a tie: no power or count is given for it, nor for ``sd = 0`` or ``n < 2``.
+(``10^-10``) is a tie: no power or count is given for it, nor for an sd below it or
+``n < 2``.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def resolution(differences: Sequence[float], *, alpha: float = 0.05) -> dict:
         return out
     sd = float(np.std(d, ddof=1))
     out["sd_delta"] = sd
-    if not (sd > 0 and math.isfinite(sd)):
+    if not (sd >= TIE and math.isfinite(sd)):  # below the stored precision: float noise
         return out
     out["mde"] = minimum_detectable_effect(n, sd, alpha, POWER)
     if abs(delta) >= TIE:
