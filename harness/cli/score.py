@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 
@@ -13,8 +12,6 @@ from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.inputs import read_query_classes
 from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
-
-log = logging.getLogger(__name__)
 
 HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
 
