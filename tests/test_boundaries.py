@@ -4,9 +4,12 @@
   duckdb;
 * the dashboard holds no SQL text (it calls named functions in ``warehouse.queries``);
 * ``harness/`` reaches the warehouse only through ``warehouse.ingest_results`` /
-  ``warehouse.ingest_document``;
+  ``warehouse.ingest_document``, and the Python API's read-only store
+  (``harness/api/store.py``) through the named queries of ``warehouse.queries``;
 * importing any module of harness, ingestion and warehouse loads no torch,
-  sentence-transformers, transformers or streamlit and opens no duckdb connection.
+  sentence-transformers, transformers or streamlit and opens no duckdb connection;
+* ``import harness`` (the Python API) loads none of them nor duckdb, and neither does
+  scoring a run through it.
 
 Product code is ``app.py``, ``pages/``, ``dashboard/``, ``harness/``, ``ingestion/`` and
 ``warehouse/``; tests and benchmarks may import what they measure against.  The layers
@@ -26,6 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("harness", "ingestion", "warehouse")
 WAREHOUSE_ENTRY_POINTS = {"ingest_results", "ingest_document"}
+#: the one harness module that reads the warehouse (read-only named queries, for the API)
+WAREHOUSE_READER = "harness/api/store.py"
 HEAVY = ("torch", "sentence_transformers", "transformers", "streamlit")
 
 #: SQL as it would be written in a query string (upper-case keywords, or a lower-case
@@ -100,6 +105,8 @@ def test_harness_reaches_the_warehouse_only_through_its_ingest_entry_points():
             continue
         for module, names, line in imports(tree):
             if top(module) != "warehouse":
+                continue
+            if path == WAREHOUSE_READER and module == "warehouse" and set(names) == {"queries"}:
                 continue
             if module != "warehouse" or not names or not set(names) <= WAREHOUSE_ENTRY_POINTS:
                 bad.append(f"{path}:{line}: {module} {list(names)}")
@@ -201,3 +208,52 @@ def test_the_probe_catches_a_heavy_import(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={"PYTHONPATH": str(tmp_path), "PATH": "", "HF_HUB_OFFLINE": "1"})
     assert json.loads(proc.stdout.strip().splitlines()[-1])["loaded"].get(heavy) == "leaky"
+
+
+API_PROBE = r"""
+import json, sys
+heavy = json.loads(sys.argv[1])
+import harness
+after_import = sorted(h for h in heavy if h in sys.modules)
+names = sorted(harness.__all__)
+ev = harness.evaluate("examples/toy/run.txt", "examples/toy/qrels.txt",
+                      query_classes="examples/toy/classes.tsv", corpus="toy", licence="CC0-1.0")
+store = harness.warehouse("no-such-warehouse.duckdb")
+after_use = sorted(h for h in heavy if h in sys.modules)
+print(json.dumps({"after_import": after_import, "after_use": after_use, "api": names,
+                  "nDCG@10": ev.means["all"]["nDCG@10"], "numpy": "numpy" in sys.modules}))
+"""
+
+
+def test_import_harness_and_scoring_through_it_stay_light():
+    """``import harness`` loads no model library, dashboard or database driver; scoring a run
+    through the API and making a warehouse handle load none of them either."""
+    heavy = [*HEAVY, "duckdb", "pandas"]
+    proc = subprocess.run([sys.executable, "-c", API_PROBE, json.dumps(heavy)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600,
+                          env={"PYTHONPATH": str(REPO), "PATH": "", "HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["after_import"] == []
+    assert report["after_use"] == []
+    assert report["api"] == ["Comparison", "Evaluation", "Warehouse", "compare", "evaluate",
+                             "load", "warehouse"]
+    assert report["numpy"] is True  # the probe did score: the scorer needs numpy
+    # q1 2/log2(2)+1/log2(4) over its ideal 2/1+1/log2(3); q2 2/1+1/log2(3), ideal the same;
+    # q3 (graded 1 at rank 2): (1/log2(3)) / 1; q4 unanswered: 0
+    import math
+    q1 = (2 + 1 / math.log2(4)) / (2 + 1 / math.log2(3))
+    expected = (q1 + 1.0 + 1 / math.log2(3) + 0.0) / 4
+    assert abs(report["nDCG@10"] - expected) < 1e-9
+
+
+def test_the_api_probe_catches_a_heavy_import(tmp_path):
+    pkg = tmp_path / "harness"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("import duckdb\n__all__ = []\n")
+    probe = API_PROBE.split("names = ")[0] + "print(json.dumps(after_import))\n"
+    proc = subprocess.run([sys.executable, "-c", probe, json.dumps(["duckdb"])], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600,
+                          env={"PYTHONPATH": f"{tmp_path}:{':'.join(sys.path)}", "PATH": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == ["duckdb"]

@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "app": 10,
     # the package itself: its public API sits on top of what it exposes
     "harness": 9,
+    "harness.api": 9,
 }
 
 #: the libraries :mod:`harness.core.heavy` alone imports

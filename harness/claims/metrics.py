@@ -4,8 +4,8 @@ rows it fills and its comparability rules.
 A metrics.json is the whole claim of one run: corpora with licence and tier, the index and
 retrieval arm, the metric engine, the relevance policy, and one row per corpus x query class
 (and ``all``, and a pooled ``all`` row over several corpora at their most restrictive tier).
-It pins the files it summarises by sha256 (``files``: per_query.jsonl, rankings.jsonl and,
-for a bench run, calibration.jsonl), so a value moved between queries is caught.  Its id is
+It pins the files it summarises by sha256 (``files``: per_query.jsonl, rankings.jsonl,
+qrels.jsonl and, for a bench run, calibration.jsonl), so a value moved between queries is caught.  Its id is
 the sha256 of its canonical JSON.
 
 The tier written in the file is never trusted: each corpus's tier must be at least as
@@ -39,10 +39,12 @@ METRICS_JSON = "metrics.json"
 METRICS_MD = "metrics.md"
 PER_QUERY = "per_query.jsonl"
 RANKINGS = "rankings.jsonl"
+#: the judgements the run was scored with (``harness score``, ``harness bench``)
+QRELS = "qrels.jsonl"
 CALIBRATION_JSONL = "calibration.jsonl"
 RUNINFO = "runinfo.json"
 #: files of a results directory the claim pins when they are present
-PINNED_FILES = (PER_QUERY, RANKINGS, CALIBRATION_JSONL)
+PINNED_FILES = (PER_QUERY, RANKINGS, QRELS, CALIBRATION_JSONL)
 
 #: top-level fields every metrics.json carries
 REQUIRED_FIELDS = (

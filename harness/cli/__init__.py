@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "gate": "harness.cli.gate",
     "agreement": "harness.cli.agreement",
     "intervals": "harness.cli.intervals",
+    "export-run": "harness.cli.export_run",
     "calibrate": "harness.cli.calibrate",
     "certificate": "harness.cli.certificate",
     "drift": "harness.cli.drift",

@@ -18,7 +18,7 @@ HELP = ("write intervals.json into each results directory (and, with --control, 
         "comparisons.json whose Holm family is every directory given) and print them")
 
 
-def add_arguments(p) -> None:
+def add_arguments(p) -> None:  # defaults: harness.evaluation.family.StatsOptions (tested)
     p.add_argument("results", nargs="+",
                    help="results directories (metrics.json + per_query.jsonl); with --control, "
                         "the arms of one Holm family")
@@ -46,72 +46,28 @@ def _distinct(paths: list[Path]) -> list[Path]:
     return paths
 
 
-def _replaced_family(path: Path, comparisons: dict) -> str | None:
-    """A note when ``path`` holds a comparisons document against the same control whose
-    family differs from the new one (it is replaced; the warehouse keeps what it stored)."""
-    import json
-
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(old, dict) or not isinstance(old.get("control"), dict) \
-            or old["control"].get("run_id") != comparisons["control"]["run_id"]:
-        return None
-    before = sorted(a.get("name") for a in old.get("arms") or [] if isinstance(a, dict))
-    after = sorted(a["name"] for a in comparisons["arms"])
-    if before == after:
-        return None
-    return f"{path}: replaces a family of {len(before)} ({before}) with {len(after)} ({after})"
-
-
 def run(args) -> int:
-    from harness.claims.metrics import PER_QUERY
-    from harness.evaluation.results import load_metrics, load_per_query
-    from harness.claims import ComparisonsClaim, IntervalsClaim, write_claim
-    from harness.stats.intervals import row_intervals
+    from harness.claims import ComparisonsClaim, IntervalsClaim
+    from harness.evaluation.family import (StatsOptions, comparisons_document,
+                                           intervals_document, recorded_from_dir, write_family)
     from harness.stats.markdown import comparisons_table, intervals_table
 
     dirs = _distinct([Path(r) for r in args.results])
     if args.control and Path(args.control).resolve() in {d.resolve() for d in dirs}:
         raise ValueError(f"{args.control}: the control is also listed as an arm")
-    runs = []
-    for results in dirs:
-        metrics = load_metrics(results)
-        doc = row_intervals(metrics, load_per_query(results), seed=args.seed,
-                            resamples=args.resamples, confidence=args.confidence,
-                            method=args.method, measures=args.measures,
-                            source=str(results / PER_QUERY))
-        runs.append((results, metrics, doc))
+    options = StatsOptions(seed=args.seed, resamples=args.resamples,
+                           permutations=args.permutations, confidence=args.confidence,
+                           alpha=args.alpha, method=args.method,
+                           measures=tuple(args.measures) if args.measures else None)
+    arms = [recorded_from_dir(d) for d in dirs]
+    docs = [intervals_document(arm, options) for arm in arms]
     comparisons = None
     if args.control:
-        from harness.evaluation.runs import compare_runs
-
-        comparisons = compare_runs(args.control, dirs, args.measures, seed=args.seed,
-                                   permutations=args.permutations, alpha=args.alpha,
-                                   confidence=args.confidence, resamples=args.resamples,
-                                   interval_method=args.method)
-    # every target is checked and every document computed before any is written: a refusal
-    # or an interrupt leaves the old files
-    from harness.core.outputs import check_file, is_document
-
-    for results, _, _ in runs:
-        check_file(results / IntervalsClaim.RESULTS_FILE, recognise=is_document(IntervalsClaim.KIND),
-                   what="intervals document", flag="results directory")
-        if comparisons is not None:
-            check_file(results / ComparisonsClaim.RESULTS_FILE,
-                       recognise=is_document(ComparisonsClaim.KIND),
-                       what="comparisons document", flag="results directory")
-    notes = []
-    for results, _, doc in runs:
-        write_claim(results / IntervalsClaim.RESULTS_FILE, doc)
-        if comparisons is not None:
-            note = _replaced_family(results / ComparisonsClaim.RESULTS_FILE, comparisons)
-            if note:
-                notes.append(note)
-            write_claim(results / ComparisonsClaim.RESULTS_FILE, comparisons)
-    for results, metrics, doc in runs:
-        name = metrics["control_name"]
+        comparisons = comparisons_document(recorded_from_dir(args.control), arms, options)
+    # every document is computed before any is written: an interrupt leaves the old files
+    notes = write_family(dirs, docs, comparisons)
+    for arm, doc in zip(arms, docs):
+        name = arm.name
         print(f"# {name}: intervals\n")
         own = None
         if comparisons is not None:  # this arm's rows only: the table marks one arm
@@ -126,8 +82,8 @@ def run(args) -> int:
         print(f"\n{comparisons['family_note']}")
     for note in notes:
         log.warning("%s", note)
-    written = [str(r / IntervalsClaim.RESULTS_FILE) for r, _, _ in runs]
+    written = [str(r / IntervalsClaim.RESULTS_FILE) for r in dirs]
     if comparisons is not None:
-        written += [str(r / ComparisonsClaim.RESULTS_FILE) for r, _, _ in runs]
+        written += [str(r / ComparisonsClaim.RESULTS_FILE) for r in dirs]
     print("\nwrote " + ", ".join(written))
     return 0

@@ -191,20 +191,18 @@ def write_directory(out_dir, files: Mapping[str, str],
     return out
 
 
-def write_results(
-    out_dir,
+def render_results(
     metrics: MetricsClaim | Mapping[str, Any],
     *,
     metrics_md: str,
     per_query: list[Mapping] | None = None,
     rankings: list[Mapping] | None = None,
-    runinfo: Mapping[str, Any] | None = None,
     extra_files: Mapping[str, str] | None = None,
-) -> Path:
-    """Write the whole results directory atomically (:func:`write_directory`); returns its
-    path.  Every file is rendered first; the claim then pins the files it summarises
-    (:data:`~harness.claims.metrics.PINNED_FILES`) and is validated before anything is
-    written."""
+    source: str = METRICS_JSON,
+) -> tuple[MetricsClaim, dict[str, str]]:
+    """``(claim, files)``: every file of a results directory rendered (plain name -> text),
+    the claim pinning the files it summarises (:data:`~harness.claims.metrics.PINNED_FILES`)
+    and validated (``source`` names it in an error).  Nothing is written."""
     files = {METRICS_MD: metrics_md}
     if per_query is not None:
         files[PER_QUERY] = _jsonl_text(per_query)
@@ -217,9 +215,27 @@ def write_results(
     claim = metrics if isinstance(metrics, MetricsClaim) else MetricsClaim(**{
         k: v for k, v in metrics.items() if k not in ("files", "schema_version")})
     pins = {name: sha256_text(files[name]) for name in PINNED_FILES if name in files}
-    claim = MetricsClaim.from_dict(claim.with_pins(pins).to_dict(),
-                                   str(Path(out_dir) / METRICS_JSON))
+    claim = MetricsClaim.from_dict(claim.with_pins(pins).to_dict(), source)
     files[METRICS_JSON] = claim.canonical_json()
+    return claim, files
+
+
+def write_results(
+    out_dir,
+    metrics: MetricsClaim | Mapping[str, Any],
+    *,
+    metrics_md: str,
+    per_query: list[Mapping] | None = None,
+    rankings: list[Mapping] | None = None,
+    runinfo: Mapping[str, Any] | None = None,
+    extra_files: Mapping[str, str] | None = None,
+) -> Path:
+    """Write the whole results directory atomically (:func:`write_directory`); returns its
+    path.  Every file is rendered first (:func:`render_results`): the claim pins the files
+    it summarises and is validated before anything is written."""
+    claim, files = render_results(metrics, metrics_md=metrics_md, per_query=per_query,
+                                  rankings=rankings, extra_files=extra_files,
+                                  source=str(Path(out_dir) / METRICS_JSON))
     info = dict(runinfo or {})
     info["run_id"] = claim.identity()
     return write_directory(out_dir, files, info)

@@ -38,10 +38,12 @@ _RUN_COLUMNS = (
     "code_revision, source_dir")
 
 
-def runs(*, db_path=None):
-    """Every run, oldest first, with its configuration and provenance columns."""
+def runs(*, view: str = "internal", db_path=None):
+    """Every run ``view`` shows (``internal``: all; ``publishable``: runs whose every corpus
+    is tier A), oldest first, with its configuration and provenance columns."""
+    source = relation(view, "runs")
     with connect(db_path, read_only=True) as conn:
-        return conn.query_df(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at, run_id")
+        return conn.query_df(f"SELECT {_RUN_COLUMNS} FROM {source} ORDER BY created_at, run_id")
 
 
 def corpora(*, db_path=None):

@@ -4,7 +4,8 @@ All corpora of a run share one index, so every row, per-query value and calibrat
 record of the run carries the most restrictive tier of the indexed corpora (``index.tier``,
 with ``index.corpora``): a tier-B corpus beside a tier-A one changes the tier-A numbers.
 
-The claim (metrics.json, metrics.md, per_query.jsonl, rankings.jsonl, calibration.jsonl)
+The claim (metrics.json, metrics.md, per_query.jsonl, rankings.jsonl, qrels.jsonl,
+calibration.jsonl)
 is deterministic: queries are cut into fixed batches in query-id order whatever the
 number of workers, every list is in a total order, and nothing timed enters it.  Timing,
 cache counts and the worker count go to runinfo.json.
@@ -43,9 +44,10 @@ from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.claims.metrics import MetricsClaim
+from harness.claims.metrics import QRELS, MetricsClaim
 from harness.evaluation.results import load_metrics, write_results
 from harness.core.markdown import md_escape
+from harness.evaluation.scored_run import qrels_text
 from harness.evaluation.scoring import metric_engine_block, score
 
 log = logging.getLogger(__name__)
@@ -380,6 +382,7 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "per_query": per_query_rows(result, meta, tiers),
         "rankings": ranking_rows(result, meta),
         CALIBRATION_JSONL: calibration_text(calibration),
+        QRELS: qrels_text(qrels, meta, tiers),  # what was judged, for export-run --qrels
     }
     return metrics, files
 
