@@ -42,7 +42,7 @@ from harness.claims.migration import MigrationClaim
 from harness.claims.power import PowerClaim
 from harness.claims.ppi import PpiClaim
 from harness.core.formats import FormatError, read_json_object
-from harness.core.outputs import is_document, write_file
+from harness.core.outputs import Inputs, is_document, write_file
 
 #: every kind, in the order of the table above
 ALL_KINDS: tuple[type[Claim], ...] = (
@@ -89,7 +89,7 @@ def read_claim(path: str | os.PathLike[str], kind: type[Claim] | None = None) ->
 
 
 def write_claim(path: str | os.PathLike[str], doc: Claim | Mapping[str, Any], *, flag: str = "--out",
-                inputs: Iterable[tuple[str, object]] = ()) -> Path:
+                inputs: Inputs = ()) -> Path:
     """Check ``doc`` as the kind it names and write it as canonical JSON, atomically (a
     reader sees the old file or the new one, never half of one).  An existing file is
     replaced only when it is empty or a document of the same kind, and never when it is one

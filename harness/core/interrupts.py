@@ -18,7 +18,8 @@ from __future__ import annotations
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from types import FrameType
+from typing import Any, Iterator
 
 _state = {"received": False, "late": False}
 
@@ -27,7 +28,7 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _on_sigint(signum, frame):
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _state["received"] = True
     raise KeyboardInterrupt
 
@@ -58,7 +59,7 @@ def watching() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _deliver(previous) -> None:
+def _deliver(previous: Any) -> None:
     """What the handler in force before :func:`deferred` would have done with the signal."""
     if previous is signal.SIG_IGN:
         return
@@ -80,9 +81,9 @@ def deferred(reraise: bool = True) -> Iterator[None]:
     if not _main_thread():
         yield
         return
-    held = []
+    held: list[int] = []
 
-    def hold(signum, frame):
+    def hold(signum: int, frame: FrameType | None) -> None:
         _state["received"] = True
         held.append(signum)
 

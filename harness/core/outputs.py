@@ -22,9 +22,15 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, Union
+
 
 from harness.core import interrupts
+
+#: what a command names as a path
+PathLike = Union[str, "os.PathLike[str]"]
+#: ``(flag, path)`` pairs: the inputs a command reads (a path may be None: not given)
+Inputs = Iterable[tuple[str, Union[PathLike, None]]]
 
 #: the marker file every results directory carries: the files its writer put there
 MARKER = ".harness-output.json"
@@ -39,7 +45,7 @@ class OutputRefused(ValueError):
     """An output path that would replace something this product did not write."""
 
 
-def absolute(path) -> Path:
+def absolute(path: PathLike) -> Path:
     """``path`` made absolute without resolving symbolic links (``.`` and ``..`` folded)."""
     return Path(os.path.abspath(os.fspath(path)))
 
@@ -50,7 +56,7 @@ def marker_text(files: Iterable[str]) -> str:
                       indent=2) + "\n"
 
 
-def marker_files(directory) -> set[str] | None:
+def marker_files(directory: PathLike) -> set[str] | None:
     """The files a directory's marker lists, or None when it carries no valid marker."""
     path = Path(directory) / MARKER
     doc = _json_object(path)
@@ -60,7 +66,7 @@ def marker_files(directory) -> set[str] | None:
     return set(doc["files"])
 
 
-def _json_object(path: Path) -> dict | None:
+def _json_object(path: Path) -> dict[str, Any] | None:
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > RECOGNISE_MAX_BYTES:
             return None
@@ -103,7 +109,7 @@ def _check_place(out: Path, flag: str) -> None:
             break
 
 
-def _check_inputs(out: Path, inputs: Iterable[tuple[str, object]], flag: str) -> None:
+def _check_inputs(out: Path, inputs: Inputs, flag: str) -> None:
     """Refuse ``out`` when it is (or, for a directory, holds) one of the inputs."""
     real = Path(os.path.realpath(out))
     for label, path in inputs:
@@ -121,8 +127,8 @@ def _check_inputs(out: Path, inputs: Iterable[tuple[str, object]], flag: str) ->
                                 f"{path}); writing there would destroy it")
 
 
-def check_directory(out, *, allowed: Callable[[Path], set[str] | None], flag: str = "--out",
-                    inputs: Iterable[tuple[str, object]] = ()) -> Path:
+def check_directory(out: PathLike, *, allowed: Callable[[Path], set[str] | None],
+                    flag: str = "--out", inputs: Inputs = ()) -> Path:
     """The absolute path of ``out`` if a directory may be (re)written there.
 
     ``allowed(path)`` gives the names this product may replace inside an existing directory
@@ -165,8 +171,8 @@ def check_directory(out, *, allowed: Callable[[Path], set[str] | None], flag: st
     return out
 
 
-def check_file(path, *, recognise: Callable[[Path], bool], what: str, flag: str = "--out",
-               inputs: Iterable[tuple[str, object]] = ()) -> Path:
+def check_file(path: PathLike, *, recognise: Callable[[Path], bool], what: str,
+               flag: str = "--out", inputs: Inputs = ()) -> Path:
     """The absolute path of ``path`` if an output file may be (re)written there: it does not
     exist, is empty, or ``recognise`` says it is a ``what`` this product wrote."""
     out = absolute(path)
@@ -257,15 +263,15 @@ def write_files(targets: Sequence[tuple[Path, str | bytes]], *, reraise: bool = 
                 backup.unlink(missing_ok=True)
 
 
-def write_file(path, data: str | bytes, *, recognise: Callable[[Path], bool], what: str,
-               flag: str = "--out", inputs: Iterable[tuple[str, object]] = ()) -> Path:
+def write_file(path: PathLike, data: str | bytes, *, recognise: Callable[[Path], bool], what: str,
+               flag: str = "--out", inputs: Inputs = ()) -> Path:
     """:func:`check_file`, then write ``data`` there atomically; returns the path written."""
     out = check_file(path, recognise=recognise, what=what, flag=flag, inputs=inputs)
     write_files([(out, data)])
     return Path(path)
 
 
-def check_appendable(path, *, flag: str = "--summary") -> Path:
+def check_appendable(path: PathLike, *, flag: str = "--summary") -> Path:
     """The absolute path of a file text is appended to (a step summary): it may exist (it
     is added to, never replaced) but must not be a directory or below a file."""
     out = absolute(path)
@@ -277,7 +283,7 @@ def check_appendable(path, *, flag: str = "--summary") -> Path:
     return out
 
 
-def append_text(path, text: str, *, flag: str = "--summary") -> Path:
+def append_text(path: PathLike, text: str, *, flag: str = "--summary") -> Path:
     """Append ``text`` to the file at ``path`` (created if missing), after
     :func:`check_appendable`."""
     out = check_appendable(path, flag=flag)

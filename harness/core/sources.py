@@ -68,7 +68,7 @@ class Pins:
     #: the upstream revision the checksums were taken at (a commit)
     revision: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.file or "/" in self.file or self.file.startswith("."):
             raise ValueError(f"pins file {self.file!r}: a plain file name under {PINS_DIR}")
         if not self.revision.strip():
