@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from harness.claims.agreement import AgreementClaim
 from harness.claims.answers import AnswersClaim
