@@ -43,7 +43,9 @@ def add_arguments(p) -> None:
 
     g = p.add_argument_group("the arm")
     g.add_argument("--backend", choices=sorted(BACKENDS), default=DEFAULT_BACKEND)
-    g.add_argument("--mode", choices=MODES, default="hybrid")
+    g.add_argument("--mode", choices=MODES, default=None,
+                   help="default hybrid (not for --backend http or command: the system "
+                        "under test returns one list)")
     g.add_argument("--stage", choices=STAGES, default="retrieve")
     g.add_argument("--scope", choices=SCOPES, default="corpus",
                    help="gold-files: oracle restricted to each query's gold files (upper bound)")
@@ -130,6 +132,29 @@ def add_arguments(p) -> None:
     add_warehouse_arguments(p)
 
 
+def system_arguments(args) -> None:
+    """Resolve ``--mode`` and, for a system under test (``--backend http | command``), the
+    one-list-per-query arm: no legs of the harness's own, one request per query, the
+    concurrency given by ``--http-concurrency``; flags that cannot apply are refused."""
+    from harness.retrieval.backends import SYSTEM_BACKENDS
+    from harness.retrieval.backends.system import DEFAULT_CONCURRENCY
+
+    if args.backend not in SYSTEM_BACKENDS:
+        args.mode = args.mode or "hybrid"
+        return
+    refused = [("--mode", args.mode is not None),
+               ("--workers (use --http-concurrency)", args.workers != 1),
+               ("--query-batch", args.query_batch not in (None, 1)),
+               ("--scope gold-files", args.scope != "corpus"),
+               ("--stage rerank", args.stage != "retrieve")]
+    bad = [flag for flag, given in refused if given]
+    if bad:
+        raise ValueError(f"{', '.join(bad)} do not apply to --backend {args.backend}: the "
+                         "system under test returns one ranked list per query")
+    args.mode = "bm25"  # the single-list path; the claim records mode "system"
+    args.workers = args.http_concurrency or DEFAULT_CONCURRENCY
+
+
 def run_gate(args) -> int:
     """``--gate``: index once, retrieve and score query by query until the gate decides."""
 
@@ -171,6 +196,12 @@ def run_gate(args) -> int:
     summary = gate_summary(outcome.result, internal=args.summary_internal)
     print(summary, end="")
     print(f"\nretrieved {outcome.retrieved} of {outcome.result.available} queries")
+    if outcome.requests_sent is not None:
+        requests = (f"requests sent to the system: {outcome.requests_sent} (retries "
+                    f"included); saved: {outcome.result.available - outcome.retrieved} "
+                    "queries never sent\n")
+        print(requests, end="")
+        summary += "\n" + requests
     if args.gate_out:
         from harness.claims import write_claim
 
@@ -192,6 +223,7 @@ def run(args) -> int:
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
     from harness.cli.ingest import ingest_run
 
+    system_arguments(args)
     if args.gate:
         try:
             return run_gate(args)
