@@ -44,7 +44,7 @@ def _decode(line: str, query_id: str):
     try:
         doc = json.loads(line)
     except ValueError as exc:
-        raise ResponseError(f"query {query_id}: the command printed {line[:60]!r}, not a JSON "
+        raise ResponseError(f"query {query_id}: the command printed {line.strip()[:60]!r}, not a JSON "
                             f"line ({exc})") from None
     if isinstance(doc, dict) and "query_id" in doc and str(doc["query_id"]) != query_id:
         raise ResponseError(f"query {query_id}: the command answered for query "

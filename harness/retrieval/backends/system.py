@@ -19,7 +19,7 @@ import random
 import threading
 from typing import Sequence
 
-from harness.core.doc_ids import rank_key
+from harness.core.doc_ids import file_of, rank_key
 from harness.retrieval.backends.base import (
     Backend,
     Candidates,
@@ -66,6 +66,8 @@ class SystemBackend(Backend):
         self.returned = 0
         self.unknown: set[str] = set()
         self.unknown_returned = 0
+        #: the first failure: once a query failed, no further request is sent
+        self._failure: SystemFailure | None = None
 
     # ------------------------------------------------------------------ subclasses
 
@@ -92,7 +94,13 @@ class SystemBackend(Backend):
                 response, status = self.fetch(q, k)
                 return self.field_map.ranking(response, q.query_id), status
 
-            ranking = call(q.query_id, attempt, self.policy, self.log, self._rng)[:k]
+            if self._failure is not None:
+                raise SystemFailure(str(self._failure))
+            try:
+                ranking = call(q.query_id, attempt, self.policy, self.log, self._rng)[:k]
+            except SystemFailure as exc:
+                self._failure = self._failure or exc
+                raise
             self._count(ranking)
             if not self.preserve_order:
                 ranking.sort(key=lambda pair: rank_key(pair[0], pair[1]))
@@ -115,11 +123,15 @@ class SystemBackend(Backend):
         if self.returned and self.unknown_returned > UNKNOWN_LIMIT * self.returned:
             examples = sorted(self.unknown)[:3]
             known = sorted(self._known)[:3]
-            hint = ("the system returns file (meeting) ids where the corpus is chunked: "
-                    "return the chunk ids, or bench with --granularity file"
-                    if all(e in self._files for e in examples) else
-                    "the system indexes another id scheme or another corpus: index the "
-                    "corpus's own doc ids")
+            if all(e in self._files for e in examples):
+                hint = ("the system returns file (meeting) ids where the corpus is chunked: "
+                        "return the chunk ids, or bench with --granularity file")
+            elif all(file_of(e) in self._known for e in examples):
+                hint = ("the system returns chunk ids where the corpus is indexed by whole "
+                        "file: bench with --granularity chunk")
+            else:
+                hint = ("the system indexes another id scheme or another corpus: index the "
+                        "corpus's own doc ids")
             raise SystemFailure(
                 f"{self.unknown_returned} of {self.returned} returned document ids "
                 f"({100.0 * self.unknown_returned / self.returned:.0f}%) are not in the corpus "
