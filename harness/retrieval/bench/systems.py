@@ -31,7 +31,7 @@ def repeat_band(rows_by_repeat: Sequence[Sequence[dict]], repeats: Sequence[dict
             for measure, value in row["metrics"].items():
                 values.setdefault((row["corpus"], row["query_class"], measure), []).append(value)
     band = [{"corpus": c, "query_class": q, "measure": m, "min": min(v), "max": max(v),
-             "range": max(v) - min(v)} for (c, q, m), v in sorted(values.items())]
+             "range": round(max(v) - min(v), 10)} for (c, q, m), v in sorted(values.items())]
     changed = sorted(q for q in repeats[0]
                      if any([d for d, _ in r.get(q, [])] != [d for d, _ in repeats[0][q]]
                             for r in repeats[1:]))

@@ -18,7 +18,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("500", "timeout", "hang", "malformed", "missing", "duplicate", "nan", "429",
-          "text-ids")
+          "text-ids", "swap")
 
 
 class SystemServer:
@@ -80,8 +80,12 @@ class SystemServer:
             hits[-1]["doc_id"] = hits[0]["doc_id"]
         if fault == "nan" and hits:
             hits[0]["score"] = float("nan")
+        if fault == "swap" and len(hits) > 9:  # another ranking: ids exchanged, scores kept
+            hits[0]["doc_id"], hits[9]["doc_id"] = hits[9]["doc_id"], hits[0]["doc_id"]
         if fault == "text-ids":
             hits = [{"doc_id": f"other-{i}", "score": 1.0 / (i + 1)} for i in range(len(hits))]
+        if fault == "few-text-ids" and hits:
+            hits[-1]["doc_id"] = f"other-{query_id}"
         if self.opensearch_shape:
             doc = {"hits": {"hits": [{"_id": h["doc_id"], "_score": h.get("score")}
                                      for h in hits]}}
