@@ -63,7 +63,8 @@ def test_the_gate_order_is_seeded(tmp_path, synthetic, file_rankings):
     orders = []
     for seed in ("1", "1", "2"):
         order = []
-        with SystemServer(file_rankings, fault=lambda q, a: order.append(q)) as server:
+        with SystemServer(file_rankings, fault=lambda q, a, order=order: order.append(q)) \
+                as server:
             _gate(tmp_path, synthetic, server.url, "--gate-seed", seed,
                   "--http-concurrency", "1")
         orders.append(order)
