@@ -2,8 +2,9 @@
 
 Exit codes: 0 written; 2 bad input (the message names what); 3 refused because the index
 holds vectors from two named embedding models (nothing is written); 5 the backend failed or
-its index changed under the run (unreachable node, deleted or rewritten index: nothing is
-written).
+its index changed under the run (unreachable node, deleted or rewritten index; a system
+under test that failed a query after its retries, spent the request budget or returned ids
+mostly unknown to the corpus: nothing is written).
 """
 
 from __future__ import annotations
@@ -146,7 +147,8 @@ def system_arguments(args) -> None:
                ("--workers (use --http-concurrency)", args.workers != 1),
                ("--query-batch", args.query_batch not in (None, 1)),
                ("--scope gold-files", args.scope != "corpus"),
-               ("--stage rerank", args.stage != "retrieve")]
+               ("--stage rerank", args.stage != "retrieve"),
+               ("--repeat with --gate (a gate is one pass)", bool(args.gate and args.repeat))]
     bad = [flag for flag, given in refused if given]
     if bad:
         raise ValueError(f"{', '.join(bad)} do not apply to --backend {args.backend}: the "
@@ -259,6 +261,16 @@ def run(args) -> int:
     print(f"\nwrote {outcome.out}  (texts embedded {emb.get('texts_embedded', 0)}, "
           f"from cache {emb.get('texts_from_cache', 0)}; retrieval p50 {lat['p50']} ms, "
           f"p95 {lat['p95']} ms at concurrency {lat['concurrency']})")
+    sent = outcome.runinfo.get("backend", {})
+    if "requests_sent" in sent:  # a system under test
+        print(f"system under test: {sent['requests_sent']} requests sent ({sent['retries']} "
+              f"retries); latency percentiles over {lat['n']} samples at concurrency "
+              f"{lat['concurrency']}; {sent['unknown_ids']} of {sent['returned_ids']} returned "
+              "ids unknown to the corpus")
+        band = outcome.metrics.get("system_under_test", {}).get("repeat_band")
+        if band:
+            print(f"repeats: {band['repeats']}; widest run-to-run band {band['widest']:.4f}; "
+                  f"{band['queries_changed']} queries changed ranking between repeats")
     if control is not None:
         from harness.evaluation.rows import compare_table
 

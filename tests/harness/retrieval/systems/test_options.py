@@ -31,6 +31,8 @@ URL = "{url}/search?qid={{query_id}}&q={{query}}&k={{k}}"
      "--mode do not apply to --backend http"),
     (["--backend", "http", "--url-template", "http://h/s?q={query}", "--stage", "rerank"],
      "--stage rerank do not apply"),
+    (["--backend", "http", "--url-template", "http://h/s?q={query}", "--repeat", "2",
+      "--gate", "sequential", "--gate-threshold", "0.5"], "--repeat with --gate"),
     (["--backend", "command"], "--backend command needs --command"),
     (["--backend", "command", "--command", "x 'unclosed"], "--command: cannot split"),
     (["--url-template", "http://h/s?q={query}"], "--url-template apply to --backend http only"),
@@ -56,3 +58,15 @@ def test_an_existing_results_directory_is_kept_and_no_request_is_sent(tmp_path, 
                      URL.format(url=server.url), "--out", str(out))
         assert server.requests == 0
     assert code == 2 and (out / "notes.txt").read_text() == "keep me"
+
+
+def test_the_options_modules_import_no_client_library(repo_root):
+    import subprocess
+    import sys
+
+    code = ("import sys, harness.retrieval.backends.http_options, "
+            "harness.retrieval.backends.command_options, harness.cli.bench; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'httpcore')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=repo_root, check=True).stdout
+    assert out.strip() == "[]"
