@@ -119,16 +119,22 @@ class CommandBackend(SystemBackend):
         self._children: list[_Child] = []
 
     def _take(self) -> _Child:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            if len(self._children) < self.concurrency:
-                child = _Child(self.argv)
-                self._children.append(child)
-                return child
-        return self._idle.get()
+        """An idle program, a new one while fewer than ``concurrency`` run, else wait (a
+        slot freed by a program that died is noticed within a tenth of a second)."""
+        while True:
+            try:
+                return self._idle.get_nowait()
+            except queue.Empty:
+                pass
+            with self._lock:
+                if len(self._children) < self.concurrency:
+                    child = _Child(self.argv)
+                    self._children.append(child)
+                    return child
+            try:
+                return self._idle.get(timeout=0.1)
+            except queue.Empty:
+                continue
 
     def _replace(self, child: _Child) -> None:
         child.proc.kill()

@@ -32,7 +32,14 @@ class HttpBackend(SystemBackend):
                  body_template: str | None = None,
                  headers: Sequence[tuple[str, str]] = (), **kwargs):
         super().__init__(**kwargs)
+        import logging
+
         import httpx
+
+        # httpx logs every request at INFO: one line per query is noise, and a URL may be
+        # more than the user meant to print
+        for name in ("httpx", "httpcore"):
+            logging.getLogger(name).setLevel(logging.WARNING)
 
         self.url_template = url_template
         self.method = method

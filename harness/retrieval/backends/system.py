@@ -19,6 +19,7 @@ import random
 import threading
 from typing import Sequence
 
+from harness.core import interrupts
 from harness.core.doc_ids import file_of, rank_key
 from harness.retrieval.backends.base import (
     Backend,
@@ -96,6 +97,8 @@ class SystemBackend(Backend):
 
             if self._failure is not None:
                 raise SystemFailure(str(self._failure))
+            if interrupts.received():  # Ctrl-C: the queued queries are never sent
+                raise KeyboardInterrupt
             try:
                 ranking = call(q.query_id, attempt, self.policy, self.log, self._rng)[:k]
             except SystemFailure as exc:

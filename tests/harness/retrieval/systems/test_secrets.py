@@ -84,3 +84,22 @@ def test_an_unset_variable_is_refused_before_any_request(tmp_path, synthetic, ra
     err = capsys.readouterr().err
     assert code == 2 and "--header Authorization: environment variable SYSTEM_TOKEN is not set" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_secret_is_not_in_the_logs_of_a_real_process(tmp_path, synthetic, rankings,
+                                                       repo_root):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(repo_root), "SYSTEM_TOKEN": SECRET}
+    with SystemServer(rankings) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "bench", "--corpus", f"synthetic:{synthetic}",
+             *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
+             "--out", str(tmp_path / "out"), "--db", str(tmp_path / "w.duckdb")],
+            cwd=repo_root, env=env, capture_output=True, text=True, timeout=120)
+        assert {h.get("Authorization") for h in server.headers_seen} == {SECRET}
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in done.stdout + done.stderr
+    assert "HTTP Request" not in done.stderr  # no per-request log lines
