@@ -102,3 +102,33 @@ def test_two_runs_against_an_unchanged_system_are_byte_identical(tmp_path, synth
                          "--out", str(tmp_path / name)) == 0
     for name in ("metrics.json", "per_query.jsonl", "rankings.jsonl"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_preserve_order_scores_the_systems_own_order(tmp_path, synthetic, embedded, rankings):
+    # the system's order is the embedded one, but its scores rise down the list: only the
+    # system's own order reproduces the embedded arm; the tie rule reverses every list
+    rising = {q: [(d, float(i)) for i, (d, _) in enumerate(docs)] for q, docs in rankings.items()}
+    files = write_trec(embedded, rising, tmp_path)
+    expected = {}
+    for flag in ("--preserve-order", None):
+        out = tmp_path / f"scored{flag or ''}"
+        assert main(["score", "--qrels", str(files["qrels"]), "--run", str(files["run"]),
+                     "--query-classes", str(files["classes"]), "--corpus-name", "synthetic",
+                     "--licence", "CC0-1.0", "--out", str(out), "--no-warehouse",
+                     *([flag] if flag else [])]) == 0
+        expected[flag] = json.loads((out / "metrics.json").read_text())
+    with SystemServer(rising) as server:
+        for flag in ("--preserve-order", None):
+            assert bench(synthetic, *http_args(server.url, *([flag] if flag else [])),
+                         "--out", str(tmp_path / f"http{flag or ''}")) == 0
+    kept = json.loads((tmp_path / "http--preserve-order" / "metrics.json").read_text())
+    tied = json.loads((tmp_path / "http" / "metrics.json").read_text())
+    assert comparable_rows(kept, DEFAULT_MEASURES) == comparable_rows(
+        expected["--preserve-order"], DEFAULT_MEASURES)
+    assert comparable_rows(tied, DEFAULT_MEASURES) == comparable_rows(expected[None],
+                                                                      DEFAULT_MEASURES)
+    assert comparable_rows(kept, DEFAULT_MEASURES) != comparable_rows(tied, DEFAULT_MEASURES)
+    assert kept["rows"] == json.loads((embedded / "metrics.json").read_text())["rows"]
+    assert kept["metric_engine"]["tie_break"] == expected["--preserve-order"]["metric_engine"][
+        "tie_break"]
+    assert kept["system_under_test"]["preserve_order"] is True
