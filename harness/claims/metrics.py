@@ -380,6 +380,24 @@ def _check_pins_shape(files: object, source: SourceName) -> None:
         fail(source, f"files.{PER_QUERY}", "missing: every run pins its per-query values")
 
 
+#: kinds of ``system_under_test`` (``harness bench --backend http | command``)
+SYSTEM_KINDS = ("http", "command")
+
+
+def _check_system_under_test(sut: Any, source: str) -> None:
+    """A deployed system's block: its kind, and header *names* only (a value would be a
+    secret written into a claim)."""
+    mapping(sut, source, "system_under_test")
+    if sut.get("kind") not in SYSTEM_KINDS:
+        fail(source, "system_under_test.kind",
+             f"{sut.get('kind')!r}; expected one of {list(SYSTEM_KINDS)}")
+    headers = sut.get("headers", [])
+    if not isinstance(headers, list) or not all(
+            isinstance(h, str) and h and ":" not in h and " " not in h.strip() for h in headers):
+        fail(source, "system_under_test.headers",
+             "must be a list of header names (never 'Name: value': values are not recorded)")
+
+
 def _validate(doc: Any, source: str) -> None:
     """Required fields, schema version, corpora (tier from the licence, never laxer),
     the shared index, the engine, the pins, and every row: its fields, finite values, no
@@ -423,6 +441,8 @@ def _validate(doc: Any, source: str) -> None:
     if not isinstance(engine, Mapping) or not engine.get("name") or not engine.get("version"):
         fail(source, "metric_engine", "must name the engine and its version")
     _check_pins_shape(doc["files"], source)
+    if "system_under_test" in doc:
+        _check_system_under_test(doc["system_under_test"], source)
     seq(doc["rows"], source, "rows")
     if not doc["rows"]:
         fail(source, "rows", "must be a non-empty list")

@@ -2,8 +2,9 @@
 
 Exit codes: 0 written; 2 bad input (the message names what); 3 refused because the index
 holds vectors from two named embedding models (nothing is written); 5 the backend failed or
-its index changed under the run (unreachable node, deleted or rewritten index: nothing is
-written).
+its index changed under the run (unreachable node, deleted or rewritten index; a system
+under test that failed a query after its retries, spent the request budget or returned ids
+mostly unknown to the corpus: nothing is written).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def add_arguments(p) -> None:
 
     g = p.add_argument_group("the arm")
     g.add_argument("--backend", choices=sorted(BACKENDS), default=DEFAULT_BACKEND)
-    g.add_argument("--mode", choices=MODES, default="hybrid")
+    g.add_argument("--mode", choices=MODES, default=None,
+                   help="default hybrid (not for --backend http or command: the system "
+                        "under test returns one list)")
     g.add_argument("--stage", choices=STAGES, default="retrieve")
     g.add_argument("--scope", choices=SCOPES, default="corpus",
                    help="gold-files: oracle restricted to each query's gold files (upper bound)")
@@ -130,6 +133,30 @@ def add_arguments(p) -> None:
     add_warehouse_arguments(p)
 
 
+def system_arguments(args) -> None:
+    """Resolve ``--mode`` and, for a system under test (``--backend http | command``), the
+    one-list-per-query arm: no legs of the harness's own, one request per query, the
+    concurrency given by ``--http-concurrency``; flags that cannot apply are refused."""
+    from harness.retrieval.backends import SYSTEM_BACKENDS
+    from harness.retrieval.backends.system import DEFAULT_CONCURRENCY
+
+    if args.backend not in SYSTEM_BACKENDS:
+        args.mode = args.mode or "hybrid"
+        return
+    refused = [("--mode", args.mode is not None),
+               ("--workers (use --http-concurrency)", args.workers != 1),
+               ("--query-batch", args.query_batch not in (None, 1)),
+               ("--scope gold-files", args.scope != "corpus"),
+               ("--stage rerank", args.stage != "retrieve"),
+               ("--repeat with --gate (a gate is one pass)", bool(args.gate and args.repeat))]
+    bad = [flag for flag, given in refused if given]
+    if bad:
+        raise ValueError(f"{', '.join(bad)} do not apply to --backend {args.backend}: the "
+                         "system under test returns one ranked list per query")
+    args.mode = "bm25"  # the single-list path; the claim records mode "system"
+    args.workers = args.http_concurrency or DEFAULT_CONCURRENCY
+
+
 def run_gate(args) -> int:
     """``--gate``: index once, retrieve and score query by query until the gate decides."""
 
@@ -171,6 +198,12 @@ def run_gate(args) -> int:
     summary = gate_summary(outcome.result, internal=args.summary_internal)
     print(summary, end="")
     print(f"\nretrieved {outcome.retrieved} of {outcome.result.available} queries")
+    if outcome.requests_sent is not None:
+        requests = (f"requests sent to the system: {outcome.requests_sent} (retries "
+                    f"included); saved: {outcome.result.available - outcome.retrieved} "
+                    "queries never sent\n")
+        print(requests, end="")
+        summary += "\n" + requests
     if args.gate_out:
         from harness.claims import write_claim
 
@@ -192,6 +225,7 @@ def run(args) -> int:
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
     from harness.cli.ingest import ingest_run
 
+    system_arguments(args)
     if args.gate:
         try:
             return run_gate(args)
@@ -227,6 +261,16 @@ def run(args) -> int:
     print(f"\nwrote {outcome.out}  (texts embedded {emb.get('texts_embedded', 0)}, "
           f"from cache {emb.get('texts_from_cache', 0)}; retrieval p50 {lat['p50']} ms, "
           f"p95 {lat['p95']} ms at concurrency {lat['concurrency']})")
+    sent = outcome.runinfo.get("backend", {})
+    if "requests_sent" in sent:  # a system under test
+        print(f"system under test: {sent['requests_sent']} requests sent ({sent['retries']} "
+              f"retries); latency percentiles over {lat['n']} samples at concurrency "
+              f"{lat['concurrency']}; {sent['unknown_ids']} of {sent['returned_ids']} returned "
+              "ids unknown to the corpus")
+        band = outcome.metrics.get("system_under_test", {}).get("repeat_band")
+        if band:
+            print(f"repeats: {band['repeats']}; widest run-to-run band {band['widest']:.4f}; "
+                  f"{band['queries_changed']} queries changed ranking between repeats")
     if control is not None:
         from harness.evaluation.rows import compare_table
 

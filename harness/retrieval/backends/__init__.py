@@ -27,6 +27,8 @@ from harness.retrieval.backends.base import (
 BACKENDS: dict[str, str] = {
     "embedded": "harness.retrieval.backends.embedded:EmbeddedBackend",
     "opensearch": "harness.retrieval.backends.opensearch.backend:OpenSearchBackend",
+    "http": "harness.retrieval.backends.http:HttpBackend",
+    "command": "harness.retrieval.backends.command:CommandBackend",
 }
 
 DEFAULT_BACKEND = "embedded"
@@ -34,7 +36,12 @@ DEFAULT_BACKEND = "embedded"
 #: backend name -> module with ``add_arguments(group)`` and ``options(args)``
 BACKEND_OPTIONS: dict[str, str] = {
     "opensearch": "harness.retrieval.backends.opensearch.options",
+    "http": "harness.retrieval.backends.http_options",
+    "command": "harness.retrieval.backends.command_options",
 }
+
+#: backends that query a system under test (its own index; one list per query)
+SYSTEM_BACKENDS = ("http", "command")
 
 
 def backend_class(name: str):
@@ -63,4 +70,4 @@ def backend_options(name: str, args) -> tuple[tuple[str, object], ...]:
 
 
 __all__ = ["BACKENDS", "BACKEND_OPTIONS", "DEFAULT_BACKEND", "backend_options", "option_modules", "LEGS", "Backend", "EmbeddingSurvey", "IndexDoc",
-           "SearchQuery", "backend_class", "BackendError", "EXIT_BACKEND"]
+           "SearchQuery", "backend_class", "BackendError", "EXIT_BACKEND", "SYSTEM_BACKENDS"]

@@ -133,6 +133,11 @@ class BenchConfig:
             "embed_header_template": HEADER_TEMPLATE if self.embed_header else None,
             "chunking": {"max_words": self.max_words},
         }
+        if backend_block.get("system_under_test"):  # one list per query from the system
+            kind = backend_block["system_under_test"]["kind"]
+            block.update(mode="system", legs=[], leg_depth=None,
+                         fusion=single_leg_block(f"system:{kind}"))
+            return block
         if backend_block.get("fusion") and self.mode == "hybrid":
             block["fusion"].update(backend_block["fusion"])  # fused by the backend itself
         if "bm25" in self.legs:

@@ -63,6 +63,8 @@ class GatedOutcome:
     result: object
     #: queries sent through retrieval (what the gate cost)
     retrieved: int
+    #: requests that reached a system under test, retries included (None: not a system)
+    requests_sent: int | None = None
 
 
 def _slice(ix, gate: GateOptions):
@@ -103,7 +105,8 @@ def claim_header(cfg: BenchConfig, ix, measure) -> dict:
         "index": {"corpora": sorted(p.name for p in ix.prepared),
                   "tier": index_tier_of(ix.prepared)},
         "retrieval": cfg.retrieval_block(ix.backend.describe(), reranker),
-        "metric_engine": metric_engine_block([measure], cfg.stage == "rerank"),
+        "metric_engine": metric_engine_block([measure], cfg.stage == "rerank" or getattr(
+            ix.backend, "preserve_order", False)),
         "relevance_policy": _policy_block(cfg, ix.policy),
     }
 
@@ -116,6 +119,12 @@ def _refuse_incomparable(cfg: BenchConfig, ix, measure, gate: GateOptions) -> No
                         control_name=str(gate.control_claim.get("control_name")),
                         control_source=gate.control_source, arm_name=claim["control_name"],
                         arm_source=f"bench {cfg.name()}")
+
+
+def _arm_label(cfg: BenchConfig, backend) -> str:
+    if getattr(backend, "kind", None) in ("http", "command"):
+        return f"system:{backend.kind}"
+    return cfg.fusion.arm_id if cfg.mode == "hybrid" else cfg.mode
 
 
 def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome:
@@ -134,6 +143,7 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
         if gate.control_claim is not None:
             _refuse_incomparable(cfg, ix, measure, gate)
         retrieved = 0
+        preserve = cfg.stage == "rerank" or getattr(ix.backend, "preserve_order", False)
 
         def value_of(key) -> float | None:
             nonlocal retrieved
@@ -147,7 +157,7 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
                 ranking = first_occurrence(ranking, ix.doc_file.__getitem__)
             result = score({query_id: prepared.qrels[query_id]}, {query_id: ranking},
                            [measure.name],
-                           binary=cfg.binary, preserve_order=cfg.stage == "rerank")
+                           binary=cfg.binary, preserve_order=preserve)
             values = result.per_query.get(query_id)
             return None if values is None else values[measure.name]
 
@@ -158,12 +168,13 @@ def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome
                         query_class=gate.query_class, stream=stream, control=gate.control,
                         alpha=gate.alpha, seed=gate.seed, resamples=gate.resamples,
                         permutations=gate.permutations, budget=gate.budget,
-                        source=f"bench {cfg.name()} ({cfg.fusion.arm_id if cfg.mode == 'hybrid' else cfg.mode})",
+                        source=f"bench {cfg.name()} ({_arm_label(cfg, ix.backend)})",
                         progress=cfg.progress)
         result = run_gate(gate.policy, spec)
         ix.backend.end_measurement()
+        requests = ix.backend.run_stats().get("requests_sent")
     result = TieredGateResult(**{f.name: getattr(result, f.name) for f in fields(result)})
     # the slice was retrieved from the shared index: as restrictive as every corpus in it
     result.extra["tier"] = index_tier_of(ix.prepared)
     result.extra["index_corpora"] = sorted(p.name for p in ix.prepared)
-    return GatedOutcome(result, retrieved)
+    return GatedOutcome(result, retrieved, requests)

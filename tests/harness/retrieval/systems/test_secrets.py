@@ -1,0 +1,105 @@
+"""A header value given as ``env:VAR`` reaches the system and never any written file: not
+the results directory, not the warehouse, not the gate document or the step summary, not
+an error message."""
+
+from __future__ import annotations
+
+import json
+
+from harness.cli import main
+
+from .conftest import files_under, http_args
+from .server import SystemServer
+
+SECRET = "sk-test-7f3a9c1e5b"
+
+
+def _warehouse_text(db) -> str:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        parts = []
+        for (table,) in con.execute("select table_name from information_schema.tables "
+                                    "where table_type = 'BASE TABLE'").fetchall():
+            for row in con.execute(f'select * from "{table}"').fetchall():
+                parts.append(" ".join(map(str, row)))
+        return "\n".join(parts)
+    finally:
+        con.close()
+
+
+def test_a_header_secret_is_sent_and_never_written(tmp_path, synthetic, rankings,
+                                                   monkeypatch, capsys):
+    monkeypatch.setenv("SYSTEM_TOKEN", SECRET)
+    db = tmp_path / "warehouse.duckdb"
+    out = tmp_path / "results"
+    with SystemServer(rankings) as server:
+        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
+                     *http_args(server.url, "--header", "X-Api-Key: env:SYSTEM_TOKEN",
+                                "--header", "X-Team: search"),
+                     "--out", str(out), "--db", str(db)])
+        assert code == 0
+        assert {h.get("X-Api-Key") for h in server.headers_seen} == {SECRET}
+        gate_doc, summary = tmp_path / "gate.json", tmp_path / "summary.md"
+        assert main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
+                     "--no-warehouse",
+                     *http_args(server.url, "--header", "X-Api-Key: env:SYSTEM_TOKEN"),
+                     "--gate", "point", "--gate-threshold", "0.1", "--gate-out", str(gate_doc),
+                     "--summary", str(summary)]) in (0, 1)
+    printed = capsys.readouterr()
+    written = files_under(out, db, gate_doc, summary)
+    assert len(written) >= 8 and db in written
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in _warehouse_text(db)
+    assert SECRET not in printed.out + printed.err
+    sut = json.loads((out / "metrics.json").read_text())["system_under_test"]
+    assert sut["headers"] == ["X-Api-Key", "X-Team"]  # the names only
+    assert "search" not in json.dumps(sut["headers"])
+
+
+def test_a_secret_is_not_in_an_error_message(tmp_path, synthetic, rankings, monkeypatch,
+                                             capsys):
+    monkeypatch.setenv("SYSTEM_TOKEN", SECRET)
+    with SystemServer(rankings, fault=lambda q, a: "500") as server:
+        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
+                     "--no-warehouse",
+                     *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN",
+                                "--http-retries", "0"),
+                     "--out", str(tmp_path / "out")])
+    printed = capsys.readouterr()
+    assert code == 5 and SECRET not in printed.out + printed.err
+
+
+def test_an_unset_variable_is_refused_before_any_request(tmp_path, synthetic, rankings,
+                                                         monkeypatch, capsys):
+    monkeypatch.delenv("SYSTEM_TOKEN", raising=False)
+    with SystemServer(rankings) as server:
+        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
+                     "--no-warehouse",
+                     *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
+                     "--out", str(tmp_path / "out")])
+        assert server.requests == 0
+    err = capsys.readouterr().err
+    assert code == 2 and "--header Authorization: environment variable SYSTEM_TOKEN is not set" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_secret_is_not_in_the_logs_of_a_real_process(tmp_path, synthetic, rankings,
+                                                       repo_root):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(repo_root), "SYSTEM_TOKEN": SECRET}
+    with SystemServer(rankings) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "bench", "--corpus", f"synthetic:{synthetic}",
+             *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
+             "--out", str(tmp_path / "out"), "--db", str(tmp_path / "w.duckdb")],
+            cwd=repo_root, env=env, capture_output=True, text=True, timeout=120)
+        assert {h.get("Authorization") for h in server.headers_seen} == {SECRET}
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in done.stdout + done.stderr
+    assert "HTTP Request" not in done.stderr  # no per-request log lines
