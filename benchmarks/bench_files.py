@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "P@5", "P@10", "MRR", "AP")
@@ -99,7 +100,7 @@ def writer_rows(paths, repeats: int) -> list[dict]:
     for name, table in zip(("per_query.jsonl", "rankings.jsonl"), claim_rows(paths)):
         if canonical_lines(table) != reference_lines(table):
             raise RuntimeError(f"the canonical writer changed the bytes of {name}")
-        ours, baseline = _best_pair(lambda: canonical_lines(table), lambda: reference_lines(table),
+        ours, baseline = _best_pair(partial(canonical_lines, table), partial(reference_lines, table),
                                     repeats)
         rows.append(_row(f"canonical JSONL writer vs previous, {name} ({len(table):,} rows)",
                          ours, baseline, "ms (CPU)", WRITER_TARGET))
@@ -119,7 +120,7 @@ def reader_rows(paths, repeats: int) -> list[dict]:
         a, b = new(path), old(path)
         if getattr(a, "judgements", a) != getattr(b, "judgements", b):
             raise RuntimeError(f"{reader} reads {name} differently from the previous reader")
-        ours, baseline = _best_pair(lambda: new(path), lambda: old(path), repeats)
+        ours, baseline = _best_pair(partial(new, path), partial(old, path), repeats)
         lines = sum(1 for _ in path.open("rb"))
         rows.append(_row(f"{reader} vs previous, {name} ({lines:,} lines)", ours, baseline,
                          "ms (CPU)", READER_TARGET))
@@ -137,7 +138,8 @@ def _process(cmd, env) -> tuple[float, float]:
 
 
 def cli_rows(paths, folder: Path, repeats: int) -> list[dict]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    pythonpath = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": pythonpath}
     ours_cmd = [sys.executable, "-m", "harness", "score", "--qrels", str(paths["qrels.txt"]),
                 "--run", str(paths["run.txt"]), "--out", str(folder / "out"), "--no-warehouse",
                 "--measures", *MEASURES]

@@ -203,7 +203,8 @@ def _hybrid_qmsum(quick: bool) -> dict:
     assert info["embedding"]["texts_embedded"] == 0, "the timed run must be fully cached"
     scope = "Committee domain" if quick else "all domains"
     return _row(f"{label} ({scope}, {outcome.metrics['index']['documents']} chunks, {n} "
-                f"queries, batches of {BATCH})", round(per_query, 3), None, "ms/query", None, 5.0, per_query <= 5)
+                f"queries, batches of {BATCH})", round(per_query, 3), None, "ms/query", None, 5.0,
+                per_query <= 5)
 
 
 def _hybrid_synthetic(quick: bool) -> dict:
@@ -239,8 +240,8 @@ def _hybrid_synthetic(quick: bool) -> dict:
     retrieve_queries(cfg, backend, queries, doc_file, doc_text, None)
     per_query = (time.perf_counter() - started) / len(queries) * 1000
     return _row(f"hybrid rrf-60 per query, synthetic corpus ({len(docs)} chunks, "
-                f"{len(queries)} queries in batches of {BATCH}; random 384-d vectors)", round(per_query, 3), None,
-                "ms/query", None, 5.0, per_query <= 5)
+                f"{len(queries)} queries in batches of {BATCH}; random 384-d vectors)", round(per_query, 3),
+                None, "ms/query", None, 5.0, per_query <= 5)
 
 
 # --------------------------------------------------------------------------- 4. embedding

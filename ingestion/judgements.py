@@ -128,7 +128,8 @@ def _judge_meetings(corpus: Corpus, chunks, policy: RelevancePolicy) -> Judgemen
             continue
         turns = turns_by_file.get(chunk.file_id)
         if turns is None:
-            raise ValueError(f"chunk {chunk.doc_id!r}: file {chunk.file_id!r} is not in corpus {corpus.name!r}")
+            raise ValueError(f"chunk {chunk.doc_id!r}: file {chunk.file_id!r} is not in corpus "
+                             f"{corpus.name!r}")
         per_file.setdefault(chunk.file_id, []).append(
             (chunk, _contributions(chunk, index_by_file[chunk.file_id], turns)))
     qrels: dict[str, dict[str, int]] = {}

@@ -14,7 +14,7 @@ from typing import Mapping
 
 from harness.api.evaluation import DEFAULT_CORPUS, Evaluation, measure_names
 from harness.api.tables import html_table, latex_table, tier_note
-from harness.claims import ComparisonsClaim, IntervalsClaim, claim_from_dict, write_claim
+from harness.claims import IntervalsClaim, claim_from_dict, write_claim
 from harness.core.tiers import UNKNOWN_LICENCE, most_restrictive_tier
 from harness.evaluation.family import (StatsOptions, comparisons_document, intervals_document,
                                        resolution_rows, write_family)

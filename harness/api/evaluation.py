@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from harness.api.tables import html_table, latex_table, tier_note
-from harness.claims.metrics import (ALL, CALIBRATION_JSONL, METRICS_JSON, METRICS_MD, PER_QUERY,
-                                    PINNED_FILES, QRELS, RANKINGS, MetricsClaim)
+from harness.claims.metrics import (ALL, CALIBRATION_JSONL, METRICS_JSON, METRICS_MD, PINNED_FILES, QRELS,
+                                    RANKINGS, MetricsClaim)
 from harness.core.canonical import sha256_file
 from harness.core.tiers import UNKNOWN_LICENCE
 from harness.evaluation.family import RecordedRun, recorded_from_files

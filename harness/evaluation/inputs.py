@@ -165,8 +165,9 @@ def _frame_records(frame, label: str, value_column: str, optional=()):
         if name not in columns:
             others = [o for o in OTHER_NAMES.get(name, ()) if o in columns]
             hint = f" (found {others[0]!r}: rename it to {name!r})" if others else ""
+            expected = ["query_id", "doc_id", value_column]
             raise FormatError(label, None, name, f"missing column{hint}; the columns are "
-                                                 f"{columns}, expected {['query_id', 'doc_id', value_column]}")
+                                                 f"{columns}, expected {expected}")
     wanted = ["query_id", "doc_id", value_column, *[c for c in optional if c in columns]]
     data = {c: frame[c].tolist() for c in wanted}
     index = frame.index.tolist()

@@ -40,7 +40,8 @@ def load_manifest(path) -> dict:
     if corpora is not None and (not isinstance(corpora, list) or len(corpora) != 2
                                 or not all(isinstance(c, str) and c for c in corpora)
                                 or corpora[0] == corpora[1]):
-        raise _manifest_error(path, "field 'corpora'", f"must name exactly two distinct corpora, got {corpora!r}")
+        raise _manifest_error(path, "field 'corpora'",
+                              f"must name exactly two distinct corpora, got {corpora!r}")
     families = doc.get("families")
     if not isinstance(families, list) or not families:
         raise _manifest_error(path, "field 'families'", "must be a non-empty list")

@@ -364,9 +364,9 @@ def prepare_qrels(qrels: Mapping[str, Mapping[str, int]], binary: bool = False):
     Returns ``(judgeable, dropped, negative_labels)`` where ``dropped`` lists (sorted) the
     queries with no relevant document.  Query and doc ids must be strings and labels
     integers in ``RELEVANCE_MIN .. RELEVANCE_MAX`` (trec_eval keeps a label in a C int:
-    a larger one silently zeroes every measure, or crashes the engine; doc ids are checked when trec_eval is handed the qrels, see
-    :func:`_diagnose`); a query's mapping is passed through uncopied when nothing needs
-    rewriting.
+    a larger one silently zeroes every measure, or crashes the engine; doc ids are checked
+    when trec_eval is handed the qrels, see :func:`_diagnose`); a query's mapping is passed
+    through uncopied when nothing needs rewriting.
     """
     judgeable: dict[str, dict[str, int]] = {}
     dropped: list[str] = []

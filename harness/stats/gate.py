@@ -218,7 +218,8 @@ def gate_sequential(spec: GateSpec) -> GateResult:
     from tqdm import tqdm
 
     if not 0.0 <= spec.threshold <= 1.0:
-        raise ValueError(f"the sequential gate bounds a mean in [0, 1]; threshold {spec.threshold} is outside")
+        raise ValueError(f"the sequential gate bounds a mean in [0, 1]; threshold {spec.threshold} "
+                         "is outside")
     budget = spec.stream.total if spec.budget is None else min(spec.budget, spec.stream.total)
     if budget < 1:
         raise ValueError(f"budget must be at least 1 query, got {spec.budget!r}")

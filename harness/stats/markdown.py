@@ -87,8 +87,8 @@ def comparisons_table(doc: Mapping) -> str:
             "p", "Holm p", "Holm floor", "mark"]
     legend = (f"\ncontrol: {md_escape(doc['control']['name'])}.  `*` Holm-adjusted p <= {doc['alpha']}; "
               "`n.s.` not significant; `floor` cannot be significant (even the most extreme outcome "
-              f"of the family leaves the Holm-adjusted p above {doc['alpha']}).  {doc['permutations']} sign-flip "
-              f"permutations (exact enumeration up to {doc['exact_max_discordant']} discordant), "
+              f"of the family leaves the Holm-adjusted p above {doc['alpha']}).  {doc['permutations']} "
+              f"sign-flip permutations (exact enumeration up to {doc['exact_max_discordant']} discordant), "
               f"seed {doc['seed']}.\n")
     return _table(head, rows) + legend
 
@@ -223,9 +223,11 @@ def agreement_tables(doc: Mapping) -> str:
         if not w:
             continue
         win_rows.append([md_escape(s["family"]), f"{md_escape(w[a]['arm'])} ({_s(w[a]['delta'])})",
-                         f"{md_escape(w[b]['arm'])} ({_s(w[b]['delta'])})", "same" if w["same"] else "different",
+                         f"{md_escape(w[b]['arm'])} ({_s(w[b]['delta'])})",
+                         "same" if w["same"] else "different",
                          _f(s["delta_range"][a]), _f(s["delta_range"][b]),
-                         "undefined" if s["delta_range"]["ratio"] is None else f"{s['delta_range']['ratio']:.1f}x"])
+                         "undefined" if s["delta_range"]["ratio"] is None
+                         else f"{s['delta_range']['ratio']:.1f}x"])
     out.append(_table(["family", f"{ea} picks", f"{eb} picks", "", f"{ea} Δ range",
                        f"{eb} Δ range", f"{eb} / {ea}"], win_rows))
     notes = [f"Pooled: {_product_text(doc['pooled']['caveat'])}.",

@@ -2,9 +2,9 @@
 
 The Certificates page used to judge a certificate against the newest run of the same arm of
 *any* tier and replay the monitor from that run's calibration.jsonl on disk, so in the
-publishable view the "why" could name a tier-B corpus.  Now ``dashboard.certificate_status.certificate_statuses``
-picks the newest run visible in the view and replays the monitor on the calibration scores
-the warehouse stored (migration 006).
+publishable view the "why" could name a tier-B corpus.  Now
+``dashboard.certificate_status.certificate_statuses`` picks the newest run visible in the view
+and replays the monitor on the calibration scores the warehouse stored (migration 006).
 """
 
 from __future__ import annotations

@@ -186,7 +186,8 @@ def test_real_val_every_gold_span_maps_to_a_chunk(val_corpus):
     for q in corpus.queries:
         for file_id, first, last in q.gold_spans:
             hits = [c for c in by_file[file_id]
-                    if any(first <= i <= last for i in c.turn_indexes) and c.doc_id in judged.qrels[q.query_id]]
+                    if any(first <= i <= last for i in c.turn_indexes)
+                    and c.doc_id in judged.qrels[q.query_id]]
             assert hits, f"{q.query_id}: span {first}-{last} maps to no chunk"
 
 

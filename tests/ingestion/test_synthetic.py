@@ -145,7 +145,8 @@ class Raw:
 
     def __init__(self, root: Path):
         self.root = root
-        self.meetings = {p.stem: json.loads(p.read_text()) for p in sorted((root / "meetings").glob("*.json"))}
+        self.meetings = {p.stem: json.loads(p.read_text())
+                         for p in sorted((root / "meetings").glob("*.json"))}
         self.queries = [json.loads(line) for line in (root / "queries.jsonl").read_text().splitlines()]
 
     def query(self, rule, pred=lambda q: True):
@@ -324,8 +325,8 @@ def test_budget_keeps_only_queries_whose_gold_files_are_all_selected(tmp_path):
     assert sel["queries_kept"] + sel["queries_dropped"] == sel["queries_generated"]
     assert sum(sel["queries_dropped_by_class"].values()) == sel["queries_dropped"] > 0
     # the full corpus's queries that survive are the kept ones, unchanged
-    full = {q["query_id"]: q for q in (json.loads(line) for line in
-            (generate(SYNTH_SEED, SYNTH_MEETINGS, tmp_path / "full") / "queries.jsonl").read_text().splitlines())}
+    full_queries = generate(SYNTH_SEED, SYNTH_MEETINGS, tmp_path / "full") / "queries.jsonl"
+    full = {q["query_id"]: q for q in (json.loads(line) for line in full_queries.read_text().splitlines())}
     assert all(full[q["query_id"]] == q for q in kept)
     assert validate(out) == []
 

@@ -143,7 +143,8 @@ class OpenSearchNode:
                  settings: dict[str, object] | None = None, heap: tuple[str, ...] = DEFAULT_HEAP,
                  jvm_args: tuple[str, ...] = (), java: str | None = None):
         self._own_home = workdir is None
-        self.home = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="opensearch-node-"))
+        self.home = (Path(workdir) if workdir is not None
+                     else Path(tempfile.mkdtemp(prefix="opensearch-node-")))
         self.java = java or find_java() or "java"
         self.settings = dict(settings or {})
         if http_port is not None:

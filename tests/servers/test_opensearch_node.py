@@ -56,7 +56,8 @@ def test_a_node_stops_when_its_parent_dies(tmp_path):
 
 
 def _pytest_without_java(tmp_path, **env):
-    target = "tests/servers/test_opensearch_node.py::test_the_session_node_is_opensearch_2_19_with_knn_and_neural_search"
+    target = ("tests/servers/test_opensearch_node.py::"
+              "test_the_session_node_is_opensearch_2_19_with_knn_and_neural_search")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", target],
         cwd=opensearch.REPO, capture_output=True, text=True, timeout=300,

@@ -31,7 +31,8 @@ def test_the_run_and_its_sidecar(tmp_path, toy, capsys):
     assert len(out.read_text().splitlines()) == 8
     side = json.loads((tmp_path / "out" / "toy.run.provenance.json").read_text())
     metrics = json.loads((toy / "metrics.json").read_text())
-    assert side["run"] == {"control_name": "toy", "run_id": json.loads((toy / "runinfo.json").read_text())["run_id"]}
+    run_id = json.loads((toy / "runinfo.json").read_text())["run_id"]
+    assert side["run"] == {"control_name": "toy", "run_id": run_id}
     assert side["corpora"] == [{"name": "toy", "licence": "CC0-1.0", "tier": "A"}]
     assert side["relevance_policy"] == metrics["relevance_policy"]
     assert (side["queries"], side["lines"], side["score_flags"], side["notes"]) == (3, 8, [], [])
@@ -66,7 +67,8 @@ def test_a_changed_rankings_file_is_refused(tmp_path, toy, capsys):
 def test_a_directory_without_qrels_says_why(tmp_path, toy, capsys):
     (toy / "qrels.jsonl").unlink()
     assert main(["export-run", str(toy), "--qrels", "--out", str(tmp_path / "q.txt")]) == 2
-    assert f"{toy / 'qrels.jsonl'}: no such file (results directories written before" in capsys.readouterr().err
+    assert (f"{toy / 'qrels.jsonl'}: no such file (results directories written before"
+            in capsys.readouterr().err)
 
 
 def test_ids_a_trec_file_cannot_hold_need_jsonl(tmp_path, capsys):
@@ -75,7 +77,8 @@ def test_ids_a_trec_file_cannot_hold_need_jsonl(tmp_path, capsys):
     score(tmp_path / "arm", tmp_path / "qrels.jsonl", tmp_path / "run.jsonl")
     assert main(["export-run", str(tmp_path / "arm"), "--out", str(tmp_path / "r.txt")]) == 2
     assert "field 'query_id': query_id 'q 1' cannot be written to a TREC file" in capsys.readouterr().err
-    assert main(["export-run", str(tmp_path / "arm"), "--format", "jsonl", "--out", str(tmp_path / "r.jsonl")]) == 0
+    assert main(["export-run", str(tmp_path / "arm"), "--format", "jsonl",
+                 "--out", str(tmp_path / "r.jsonl")]) == 0
     assert json.loads((tmp_path / "r.jsonl").read_text()) == {"query_id": "q 1", "doc_id": "d1", "rank": 1,
                                                               "score": 1.0}
 

@@ -10,7 +10,7 @@ import pytest
 
 import harness
 from harness.core.formats import FormatError
-from harness.core.records import Qrel, ScoredDoc
+from harness.core.records import Qrel
 from harness.evaluation.inputs import read_qrels_input, read_run_input
 
 from tests.harness.api.helpers import TOY, TOY_ARGS, make_family
@@ -58,9 +58,11 @@ FORMS = {
     "dict of pairs": lambda run, qrels: ({q: [(d.doc_id, d.score) for d in docs] for q, docs in run.items()},
                                          qrels),
     "harness records": lambda run, qrels: ([d for docs in run.values() for d in docs],
-                                           [Qrel(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]),
+                                           [Qrel(q, d, r) for q, docs in qrels.items()
+                                            for d, r in docs.items()]),
     "DataFrame": lambda run, qrels: (run_frame(run).drop(columns="rank"), qrels_frame(qrels)),
-    "DataFrame ordered by its rank column": lambda run, qrels: (run_frame(run, shuffle=True), qrels_frame(qrels)),
+    "DataFrame ordered by its rank column": lambda run, qrels: (run_frame(run, shuffle=True),
+                                                                qrels_frame(qrels)),
 }
 
 
@@ -205,7 +207,8 @@ def test_a_bad_file_raises_the_command_lines_located_error(tmp_path, capsys):
 
 
 def test_an_unknown_input_kind_is_a_type_error_listing_the_forms():
-    with pytest.raises(TypeError, match="run: expected a path, a dict .* a ranx.Run or ScoredDoc records; got int"):
+    with pytest.raises(TypeError,
+                       match="run: expected a path, a dict .* a ranx.Run or ScoredDoc records; got int"):
         harness.evaluate(42, QRELS)
     with pytest.raises(TypeError, match="qrels: expected a path"):
         harness.evaluate({"q1": {"d1": 1.0}}, 3.5)
@@ -223,7 +226,8 @@ def test_adapters_are_duck_typed_not_imported(toy):
 
     before = "ranx" in sys.modules
     ev = harness.evaluate(LooksLikeRun(), qrels, **TOY_ARGS)
-    assert ev.metrics["rows"] == harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", **TOY_ARGS).metrics["rows"]
+    expected = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", **TOY_ARGS).metrics["rows"]
+    assert ev.metrics["rows"] == expected
     assert ("ranx" in sys.modules) == before
     with pytest.raises(FormatError, match=r"^run __main__\.LooksLikeRun|^run tests"):
         class Broken(LooksLikeRun):

@@ -144,7 +144,8 @@ def test_export_run_scored_again_gives_the_same_rows(tmp_path, fmt):
     qrels, run, classes = make_inputs(tmp_path)
     score_cli(tmp_path / "arm", qrels, run, "--query-classes", classes, "--corpus-name", "toy",
               "--licence", "CC0-1.0")
-    assert main(["export-run", str(tmp_path / "arm"), "--format", fmt, "--out", str(tmp_path / f"run.{fmt}")]) == 0
+    assert main(["export-run", str(tmp_path / "arm"), "--format", fmt,
+                 "--out", str(tmp_path / f"run.{fmt}")]) == 0
     assert main(["export-run", str(tmp_path / "arm"), "--qrels", "--format", fmt,
                  "--out", str(tmp_path / f"qrels.{fmt}")]) == 0
     score_cli(tmp_path / "again", tmp_path / f"qrels.{fmt}", tmp_path / f"run.{fmt}",

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from harness.certificates.data import (K_MAX, calibration_row, calibration_text, read_calibration, write_calibration_rows)
+from harness.certificates.data import (K_MAX, calibration_row, calibration_text, read_calibration,
+                                       write_calibration_rows)
 from harness.evaluation.runs import load_calibration_run
 from harness.core.formats import FormatError
 from harness.evaluation.results import write_results

@@ -89,10 +89,12 @@ def test_compare_prints_the_delta_table_and_flags_differing_n(tmp_path, capsys):
     text = capsys.readouterr().out
     ctl = {(r["corpus"], r["query_class"]): r for r in json.loads((a / "metrics.json").read_text())["rows"]}
     cand = {(r["corpus"], r["query_class"]): r for r in json.loads((b / "metrics.json").read_text())["rows"]}
-    head = "| corpus | class | n | nDCG@10 control | nDCG@10 candidate | Δ nDCG@10 | Δ nDCG@5 | Δ MRR | Δ R@10 |"
+    head = ("| corpus | class | n | nDCG@10 control | nDCG@10 candidate | Δ nDCG@10 | Δ nDCG@5 | Δ MRR "
+            "| Δ R@10 |")
     assert head in text
     s = ctl[("toy", "summarize")]
-    assert f"| toy | summarize | {s['n']} | {s['metrics']['nDCG@10']:.4f} | {s['metrics']['nDCG@10']:.4f} | +0.0000 |" in text
+    assert (f"| toy | summarize | {s['n']} | {s['metrics']['nDCG@10']:.4f} | "
+            f"{s['metrics']['nDCG@10']:.4f} | +0.0000 |") in text
     n_a, n_b = ctl[("toy", "lookup")]["n"], cand[("toy", "lookup")]["n"]
     assert n_b == n_a + 1
     assert f"| toy | lookup | {n_a} vs {n_b} (differs) |" in text

@@ -56,7 +56,8 @@ def test_insertion_order_does_not_matter():
 
 def test_numpy_scalars_and_tuples():
     np = pytest.importorskip("numpy")
-    assert canonical_line({"a": np.float32(0.5), "b": np.int64(3), "c": (1, 2)}) == '{"a":0.5,"b":3,"c":[1,2]}'
+    line = canonical_line({"a": np.float32(0.5), "b": np.int64(3), "c": (1, 2)})
+    assert line == '{"a":0.5,"b":3,"c":[1,2]}'
 
 
 def test_unsupported_values_and_keys_are_refused():

@@ -27,7 +27,8 @@ def metrics(value: float = 0.5) -> dict:
         "corpora": [
             {"name": "a", "version": "1", "licence": "MIT", "tier": "A", "sha256": "x", "files": 1,
              "chunks": 2, "evidence": "licence MIT declared (test)"},
-            {"name": "b", "version": "1", "licence": "unknown", "tier": "B", "sha256": "y", "files": 1, "chunks": 2},
+            {"name": "b", "version": "1", "licence": "unknown", "tier": "B", "sha256": "y", "files": 1,
+             "chunks": 2},
         ],
         "index": None,
         "retrieval": {},
@@ -185,10 +186,12 @@ def broken(edit) -> dict:
     (lambda d: d["rows"][0]["metrics"].update(MRR="0.5"), "rows[0].metrics.MRR", "not a finite number"),
     (lambda d: d["rows"][0].update(tier="Z"), "rows[0].tier", "unknown licence tier 'Z'"),
     (lambda d: d["rows"][0].update(tier="B"), "rows[0].tier", "expected A"),
-    (lambda d: d["rows"][1].update(tier="A"), "rows[1].tier", "expected B, the most restrictive tier of ['a', 'b']"),
+    (lambda d: d["rows"][1].update(tier="A"), "rows[1].tier",
+     "expected B, the most restrictive tier of ['a', 'b']"),
     (lambda d: d["rows"][0].update(corpus="zz"), "rows[0].corpus", "not listed in corpora"),
     (lambda d: d["rows"][0].update(n=-1), "rows[0].n", "non-negative integer"),
-    (lambda d: d["rows"][0].update(queries_unanswered=5), "rows[0].queries_unanswered", "unanswered of only 2"),
+    (lambda d: d["rows"][0].update(queries_unanswered=5), "rows[0].queries_unanswered",
+     "unanswered of only 2"),
     (lambda d: d["metric_engine"].pop("version"), "metric_engine", "name the engine and its version"),
 ])
 def test_validate_refuses(edit, field, words):

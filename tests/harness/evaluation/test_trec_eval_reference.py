@@ -227,7 +227,8 @@ def test_harness_means_equal_official_trec_eval_c(trec_eval, tmp_path, seed, cap
     row, harness_per_query = harness_score(tmp_path)
 
     summary, per_query, decimals = run_trec_eval(
-        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels_judgeable.txt"), str(tmp_path / "run_normalised.txt"))
+        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels_judgeable.txt"),
+        str(tmp_path / "run_normalised.txt"))
     cut, cut_per_query, _ = run_trec_eval(
         binary, "-c", "-M10", "-m", "recip_rank",
         str(tmp_path / "qrels_judgeable.txt"), str(tmp_path / "run_normalised.txt"))
@@ -281,4 +282,5 @@ def test_trec_eval_c_counts_unjudgeable_queries_as_zeros(trec_eval, tmp_path):
         str(tmp_path / "run_normalised.txt"))
     tol = max(1e-6, 0.5 * 10.0 ** -decimals + 1e-12)
     assert summary["num_q"] == len(qrels)
-    assert summary["ndcg_cut_10"] == pytest.approx(row["metrics"]["nDCG@10"] * len(judgeable) / len(qrels), abs=tol)
+    assert summary["ndcg_cut_10"] == pytest.approx(row["metrics"]["nDCG@10"] * len(judgeable) / len(qrels),
+                                                   abs=tol)

@@ -34,7 +34,8 @@ def _rows(queries: dict, tiers: dict) -> list[dict]:
         tier = "B" if any(tiers[c] == "B" for c in queries) else "A"
         rows.append({"corpus": "+".join(sorted(queries)), "tier": tier, "query_class": "all",
                      "n": len(pairs),
-                     "metrics": {m: sum(queries[c][q][1][m] for c, q in pairs) / len(pairs) for m in measures},
+                     "metrics": {m: sum(queries[c][q][1][m] for c, q in pairs) / len(pairs)
+                                 for m in measures},
                      "queries_unanswered": 0, "queries_dropped_unjudgeable": 0})
     return rows
 

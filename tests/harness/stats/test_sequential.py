@@ -88,7 +88,7 @@ def test_query_stream_counts_what_it_produced_and_stops_when_the_consumer_stops(
 
     stream = QueryStream([f"q{i:02d}" for i in range(10)], value_of)
     taken = []
-    for q, v in stream:
+    for q, _ in stream:
         taken.append(q)
         if len(taken) == 4:
             break

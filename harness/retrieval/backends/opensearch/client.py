@@ -51,7 +51,7 @@ def check_url(url: str | None) -> str:
         raise ValueError("--opensearch-url: credentials in the URL are not supported (they "
                          "would be written into runinfo.json)")
     try:
-        parts.port
+        _ = parts.port  # urlsplit parses the port lazily: reading it raises ValueError if not a number
     except ValueError:
         raise ValueError(f"--opensearch-url {url!r}: the port is not a number") from None
     return url.rstrip("/")

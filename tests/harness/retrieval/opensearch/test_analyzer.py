@@ -17,6 +17,7 @@ import pytest
 from harness.retrieval.backends.tokenizer import Tokenizer, stopwords
 
 JOIN_CONTROLS = {0x200C, 0x200D}
+STOP_WORDS = frozenset(stopwords())
 
 
 def java_word(ch: str) -> bool:
@@ -33,7 +34,7 @@ def java_lower(ch: str) -> str:
     return low[0] if len(low) > 1 else low  # Python's full mapping: "İ" -> "i" + U+0307
 
 
-def java_model(text: str, stop=frozenset(stopwords())) -> list[str]:
+def java_model(text: str, stop=STOP_WORDS) -> list[str]:
     tokens, run = [], []
     for ch in text + " ":
         if java_word(ch):
