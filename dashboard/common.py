@@ -149,6 +149,25 @@ def terms(*names: str) -> None:
         st.caption("Every term: the Glossary page.")
 
 
+def static_table(frame, wrap=(), style=None) -> None:
+    """``frame`` as a static table whose cells wrap, shown whole (``st.table``), unlike
+    ``st.dataframe``, which cuts a long text at its column's width.  ``st.table`` reads
+    Markdown in its cells, so every text cell and heading goes through :func:`md_text`;
+    the ``wrap`` columns may break anywhere (a checksum has no space to break at).
+    ``style``: a function given the Styler and returning it (cell colours)."""
+    shown = frame.map(lambda v: md_text(v) if isinstance(v, str) else v)
+    shown.columns = [md_text(c) for c in frame.columns]
+    styler = shown.style.hide(axis="index")
+    if wrap:
+        # the text sits in a Markdown paragraph inside each cell, which sets its own wrapping
+        positions = [list(frame.columns).index(c) for c in wrap]
+        styler = styler.set_table_styles([{"selector": f"td.col{i} p",
+                                           "props": "overflow-wrap: anywhere;"}
+                                          for i in positions])
+        styler = styler.set_properties(subset=[md_text(c) for c in wrap], **{"min-width": "20em"})
+    st.table(style(styler) if style else styler)
+
+
 def guidance(reason: str) -> None:
     st.info(f"{reason}  \nThe dashboard reads {md_code(db_path())} (set `HARNESS_WAREHOUSE` to "
             "read another file). Fill it with:")
@@ -257,7 +276,7 @@ __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_sign
            "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
            "run_through_app", "CATEGORY_SCHEME", "percentile_colour", "title", "terms",
-           "not_a_database", "ICON_SVG"]
+           "not_a_database", "ICON_SVG", "static_table"]
 
 
 def certificate_statuses(view: str):

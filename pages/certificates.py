@@ -58,11 +58,10 @@ def render() -> None:
         "held out": _held_out(r), "set size / answered": _size(r), "tier": r.tier,
     } for name, why, r in zip(names, whys, certs.itertuples(index=False))])
     common.tier_badge(view, certs["tier"])
-    styled = table.style.hide(axis="index").map(
-        lambda state: f"background-color: {tables.STATE_COLOURS.get(state, '')}",
-        subset=["status"])
     # a static table: every "why" is shown in full, wrapped, never cut at a column's width
-    st.table(styled)
+    common.static_table(table, wrap=["why"], style=lambda styler: styler.map(
+        lambda state: f"background-color: {tables.STATE_COLOURS.get(state, '')}",
+        subset=["status"]))
     counts = certs["state"].value_counts()
     st.caption(" · ".join(f"{tables.STATE_ICONS.get(k, '')} {common.md_text(k)}: {v}"
                           for k, v in counts.items())

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
-
 from dashboard import common
 from dashboard.glossary import TERMS
 
@@ -12,8 +10,8 @@ from dashboard.glossary import TERMS
 def render() -> None:
     common.title("Glossary", "What the terms on the other pages mean, and the paper "
                              "behind each method.")
-    st.table(pd.DataFrame({"term": list(TERMS), "meaning": list(TERMS.values())})
-             .set_index("term"))
+    common.static_table(pd.DataFrame({"term": list(TERMS), "meaning": list(TERMS.values())}),
+                        wrap=["meaning"])
 
 
 common.run(render)

@@ -56,9 +56,9 @@ def _certificates(view: str) -> None:
                    "(valid or degenerate as issued); none has expired or alarmed.")
         return
     common.tier_badge(view, [r.tier for _, r in due])
-    st.table(pd.DataFrame([{"certificate": n, "status": r.state,
-                            "why": why_text(r.state, r.why)} for n, r in due])
-             .set_index("certificate"))
+    common.static_table(pd.DataFrame([{"certificate": n, "status": r.state,
+                                       "why": why_text(r.state, r.why)} for n, r in due]),
+                        wrap=["why"])
     st.caption(f"{len(due)} of {len(certs)} certificate(s): expired (the arm's newest run "
                "changed) or alarm (the monitor ruled the promise out). The Certificates page "
                "has the details.")

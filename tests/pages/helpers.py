@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dashboard import PAGES
 
 PAGE_FILES = [file for file, _, _ in PAGES]
@@ -26,3 +28,16 @@ def frame_with(at, column: str):
             return frame.value
     raise AssertionError(f"no table with a column {column!r}: "
                          f"{[list(f.value.columns) for f in at.dataframe]}")
+
+
+def plain(text: str) -> str:
+    """Markdown-escaped text (``dashboard.formatting.md_text``) as it reads on the page."""
+    return re.sub(r"\\(.)", r"\1", str(text))
+
+
+def static_table(at, index: int = 0):
+    """An ``st.table``'s cells and headings as the page shows them (unescaped)."""
+    frame = at.table[index].value
+    frame = frame.map(lambda v: plain(v) if isinstance(v, str) else v)
+    frame.columns = [plain(c) for c in frame.columns]
+    return frame

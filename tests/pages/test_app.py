@@ -14,7 +14,8 @@ import pytest
 
 from dashboard.common import VIEWS
 from tests.pages.conftest import download_bytes
-from tests.pages.helpers import DATA_PAGES, PAGE_FILES, frame_with, goto, table_text
+from tests.pages.helpers import (DATA_PAGES, PAGE_FILES, frame_with, goto, static_table,
+                                 table_text)
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -127,7 +128,7 @@ def test_agreement_without_a_document_uses_a_picked_control(app):
 
 def test_certificates_show_each_state_and_why(app):
     at = goto(app(), "certificates.py", "internal")
-    table = at.table[0].value
+    table = static_table(at)
     assert sorted(table["status"]) == ["alarm", "degenerate", "expired", "valid"]
     expired = table[table["status"] == "expired"].iloc[0]
     # internally, the control's certificate is judged against the later control run, which
@@ -139,7 +140,7 @@ def test_certificates_show_each_state_and_why(app):
     at.radio(key="tier_view").set_value("publishable").run()
     # publishable: judged against the newest tier-A run of the arm (the control itself),
     # so it is valid and no "why" names the tier-B corpus
-    table = at.table[0].value
+    table = static_table(at)
     assert sorted(table["status"]) == ["alarm", "degenerate", "valid", "valid"]
     assert not table["why"].str.contains("secretcorpus").any()
 

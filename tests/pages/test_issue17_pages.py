@@ -13,17 +13,16 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.pages.helpers import DATA_PAGES, PAGE_FILES, frame_with, goto
-
-
-def tables_of(at) -> list[pd.DataFrame]:
-    return [t.value for t in at.table] + [f.value for f in at.dataframe]
+from tests.pages.helpers import DATA_PAGES, PAGE_FILES, frame_with, goto, static_table
 
 
 def table_with(at, column: str) -> pd.DataFrame:
-    for frame in tables_of(at):
-        if column in frame.columns or frame.index.name == column:
-            return frame.reset_index() if frame.index.name == column else frame
+    """The first static table (``st.table``) or dataframe with ``column``."""
+    frames = [static_table(at, i) for i in range(len(at.table))] + [f.value for f in
+                                                                       at.dataframe]
+    for frame in frames:
+        if column in frame.columns:
+            return frame
     raise AssertionError(f"no table with a column {column!r}")
 
 
@@ -49,7 +48,7 @@ def test_every_page_states_its_purpose_right_under_its_title(app, page):
 
 def test_the_glossary_defines_every_term_the_pages_use(app):
     at = goto(app(), "glossary.py", "publishable")
-    table = at.table[0].value
+    table = static_table(at).set_index("term")
     terms = set(table.index)
     assert {"Holm", "p floor", "BCa", "e-value", "conformal set", "fixed K", "ARR", "T0 / T1",
             "tier A / B / C"} <= terms
