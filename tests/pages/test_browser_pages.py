@@ -1,9 +1,10 @@
 """The pages in a real browser (issue 17): ``streamlit run app.py`` on 127.0.0.1 (a free
 port) driven by headless Chromium through Playwright, as ``tests/browser/`` does.
 
-Every request the browser makes while every page is opened in both views is recorded, and
-any whose host is not 127.0.0.1 fails the test (the tab icon used to come from a font
-host); the certificates' "why" is shown whole and wrapped at 1366 px; every page shows its
+Every request is recorded while every page is opened in both views, twice over: the
+page's own requests through Playwright, and everything the browser sends anywhere but
+127.0.0.1 through a recording proxy on loopback (the tab icon, which Playwright does not
+report, used to come from a font host); any host but 127.0.0.1 fails the test; the certificates' "why" is shown whole and wrapped at 1366 px; every page shows its
 purpose line under the title.  Skipped with the reason when ``/usr/bin/chromium`` is
 missing.
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 import os
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -26,12 +29,20 @@ from dashboard import PAGES
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts" / "dashboard"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-features=AutofillServerCommunication,OptimizationHints,Translate"]
 VIEW_LABELS = {"publishable": "Publishable (tier A only)",
                "internal": "Internal (every tier; never publish)"}
 HEADINGS = {"Agreement": "Do the corpora agree?", "Compare": "Compare two runs"}
 #: URLs without a host that stay inside the page
 LOCAL_SCHEMES = ("data", "blob", "about")
+#: what Chromium itself sends whatever page it shows (component updates, its clock, account
+#: and autofill checks; seen with about:blank alone): never a request of the dashboard
+CHROMIUM_OWN = frozenset({"update.googleapis.com", "clients2.google.com",
+                          "accounts.google.com", "redirector.gvt1.com",
+                          "optimizationguide-pa.googleapis.com",
+                          "content-autofill.googleapis.com"})
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,14 +53,49 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _Recorder(socketserver.StreamRequestHandler):
+    """A proxy that forwards nothing: it records each request line and answers 403."""
+
+    seen: list[str] = []
+
+    def handle(self):
+        line = self.rfile.readline().decode("latin-1").strip()
+        if line:
+            type(self).seen.append(line)
+        self.wfile.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
+                         b"Connection: close\r\n\r\n")
+
+
+def proxied_host(line: str) -> str:
+    """The host of a proxy request line (``CONNECT host:443 ...`` or ``GET http://host/...``)."""
+    method, target = line.split()[:2]
+    return (target if method == "CONNECT" else urlparse(target).netloc).rsplit(":", 1)[0]
+
+
 @pytest.fixture(scope="module")
-def browser():
+def proxy():
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Recorder)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], _Recorder.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(proxy):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: the real-browser tests need Debian's chromium "
                     "(`.ci/run` installs it)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        # everything but loopback goes to the recording proxy
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+            proxy={"server": f"http://127.0.0.1:{proxy[0]}", "bypass": "127.0.0.1"})
         try:
             yield chromium
         finally:
@@ -109,8 +155,10 @@ def open_page(tab, base: str, title: str, view: str) -> None:
     wait_settled(tab)
 
 
-def test_no_request_leaves_loopback_on_any_page(server, browser):
+def test_no_request_leaves_loopback_on_any_page(server, browser, proxy):
     base = server
+    proxied = proxy[1]
+    before = len(proxied)
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     seen: list[str] = []
     context.on("request", lambda request: seen.append(request.url))
@@ -142,6 +190,10 @@ def test_no_request_leaves_loopback_on_any_page(server, browser):
     outside = sorted({url for url in seen if urlparse(url).scheme not in LOCAL_SCHEMES
                       and urlparse(url).hostname != "127.0.0.1"})
     assert outside == []
+    # what the browser sent past loopback while the dashboard was open (the tab icon
+    # included), Chromium's own start-up traffic aside
+    hosts = sorted({proxied_host(line) for line in proxied[before:]} - CHROMIUM_OWN)
+    assert hosts == []
 
 
 def test_every_page_shows_its_purpose_under_its_title(server, browser):
