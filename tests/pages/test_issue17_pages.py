@@ -279,3 +279,26 @@ def test_a_file_that_is_not_a_warehouse_shows_the_fix_command(app, tmp_path, pag
     code = "\n".join(c.value for c in at.code)
     assert f"mv {db} {db}.broken" in code and "make demo" in code
     assert db.read_bytes() == content  # never touched
+
+
+def test_a_static_table_shows_hostile_text_as_text():
+    # st.table reads Markdown in its cells: every cell and heading must come out inert
+    from streamlit.testing.v1 import AppTest
+
+    from tests.markdown_check import HOSTILE, assert_inert
+
+    def script():
+        import pandas as pd
+
+        from dashboard.common import static_table
+        from tests.markdown_check import HOSTILE
+
+        static_table(pd.DataFrame({"why": list(HOSTILE), HOSTILE[0]: range(len(HOSTILE))}),
+                     wrap=["why"])
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    table = at.table[0].value
+    for cell, value in zip(table.iloc[:, 0], HOSTILE):
+        assert_inert(cell, value)
+    assert_inert(str(table.columns[1]), HOSTILE[0])
