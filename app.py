@@ -12,11 +12,12 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import PAGES
-from dashboard.common import APP_KEY, VIEW_KEY, VIEW_LABELS, VIEWS, db_path, md_code
+from dashboard.common import (APP_KEY, ICON_SVG, VIEW_KEY, VIEW_LABELS, VIEWS, db_path,
+                              md_code)
 
 HERE = Path(__file__).resolve().parent
 
-st.set_page_config(page_title="Retrieval evaluation", page_icon=":material/fact_check:",
+st.set_page_config(page_title="Retrieval evaluation", page_icon=ICON_SVG,
                    layout="wide")
 
 navigation = st.navigation([

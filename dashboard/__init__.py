@@ -19,4 +19,5 @@ PAGES: list[tuple[str, str, str]] = [
     ("answers.py", "Answers", ":material/rule:"),
     ("migration.py", "Migration", ":material/swap_horiz:"),
     ("corpora.py", "Corpora", ":material/library_books:"),
+    ("glossary.py", "Glossary", ":material/menu_book:"),
 ]

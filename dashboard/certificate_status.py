@@ -88,3 +88,42 @@ def certificate_statuses(certs, calibration):
     for name in ("state", "why", "monitor", "changes"):
         certs[name] = [s[name] for s in statuses]
     return certs
+
+
+def why_text(state: str, why: str) -> str:
+    """``why`` without the state it opens with (``status`` writes "valid: fingerprint
+    unchanged", and a degenerate certificate's own reason may repeat "degenerate: "), so a
+    page that shows the state beside it does not say it twice."""
+    text = str(why).strip()
+    while state and text.lower().startswith(state.lower()):
+        text = text[len(state):].lstrip(":;, ").strip()
+    return text or "no further detail"
+
+
+def _promise_key(row) -> str:
+    if row["type"] == "coverage":
+        return f"α {row['alpha']:g}" if not _missing(row.get("alpha")) else "coverage"
+    parts = [f"target {row['target']:g}" if not _missing(row.get("target")) else "",
+             f"δ {row['delta']:g}" if not _missing(row.get("delta")) else ""]
+    return " ".join(p for p in parts if p) or str(row["type"])
+
+
+def certificate_names(certs, arm_of: Mapping[str, str]) -> list[str]:
+    """A readable, unique name per certificate: the arm it was calibrated on (control names
+    of its source runs, via ``arm_of``: run id -> control name), its corpus, its type and
+    promise (``hybrid-rrf-60 · qmsum · coverage α 0.1``); when two still read alike, the
+    issue date and then a short id tell them apart."""
+    base = []
+    for _, row in certs.iterrows():
+        arms = sorted({arm_of.get(r, str(r)[:12]) for r in (row["source_runs"] or [])})
+        base.append(f"{', '.join(arms) or 'unknown arm'} · {row['corpus']} · {row['type']} "
+                    f"{_promise_key(row)}")
+    counts = {n: base.count(n) for n in base}
+    names = []
+    for name, (_, row) in zip(base, certs.iterrows()):
+        if counts[name] > 1:
+            name += f" · issued {row['ingested_at']:%Y-%m-%d %H:%M}"
+        names.append(name)
+    counts = {n: names.count(n) for n in names}
+    return [n if counts[n] == 1 else f"{n} · {row['certificate_id'][:8]}"
+            for n, (_, row) in zip(names, certs.iterrows())]

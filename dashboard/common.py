@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import runpy
+import shlex
 from pathlib import Path
 from typing import Callable
 
@@ -38,11 +39,22 @@ LOADERS = frozenset({
     "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
+    "per_query_count", "runs_by_corpus", "latest_comparisons",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
 CATEGORY_SCHEME = "tableau10"
 PERCENTILE_COLOURS = {"p50": "#1f5f8b", "p95": "#e08a1e", "p99": "#c0392b"}
+
+#: the browser tab's icon, inline (a data URL: no request leaves the machine; a
+#: ``:material/...:`` icon would be fetched from a font host on every page load)
+ICON_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">'
+            '<rect width="24" height="24" rx="5" fill="#1f5f8b"/>'
+            '<path d="M6 12.5l4 4 8-9" fill="none" stroke="#ffffff" stroke-width="2.6" '
+            'stroke-linecap="round" stroke-linejoin="round"/></svg>')
+
+#: bytes 8-11 of every DuckDB database file
+DUCKDB_MAGIC = b"DUCK"
 
 FILL_COMMANDS = ("make demo                                   # fill it and serve this dashboard\n"
                  "python -m harness demo --no-serve           # fill it only\n"
@@ -98,6 +110,64 @@ def export(view: str, fmt: str, runs=(), corpora=(), classes=(), measures=()):
                    _frozen(classes), _frozen(measures))
 
 
+def not_a_database(path) -> str | None:
+    """Why the file at ``path`` cannot be a DuckDB warehouse (zero bytes, or no DuckDB
+    header), or None when it may be one.  Reads 12 bytes, takes no lock."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError:
+        return None
+    if not head:
+        return "is empty (zero bytes)"
+    if head[8:12] != DUCKDB_MAGIC:
+        return "is not a DuckDB database file"
+    return None
+
+
+def broken_guidance(path: str, why: str) -> None:
+    """What to do about a warehouse file that is not a database: move it aside (it is
+    never deleted for the user) and fill a new one."""
+    st.error(f"The warehouse file {md_code(path)} {why}: the dashboard cannot read it.")
+    st.info("Move it aside (nothing is deleted) and fill a new warehouse:")
+    st.code(f"mv {shlex.quote(path)} {shlex.quote(path + '.broken')}\n" + FILL_COMMANDS,
+            language="bash")
+
+
+def title(name: str, purpose: str) -> None:
+    """A page's title and, right under it, its one-line purpose."""
+    st.title(name)
+    st.caption(purpose)
+
+
+def terms(*names: str) -> None:
+    """An expander defining the glossary terms a page uses (:mod:`dashboard.glossary`)."""
+    from dashboard.glossary import TERMS
+
+    with st.expander("Terms used here"):
+        st.markdown("\n".join(f"- **{md_text(n)}**: {md_text(TERMS[n])}" for n in names))
+        st.caption("Every term: the Glossary page.")
+
+
+def static_table(frame, wrap=(), style=None) -> None:
+    """``frame`` as a static table whose cells wrap, shown whole (``st.table``), unlike
+    ``st.dataframe``, which cuts a long text at its column's width.  ``st.table`` reads
+    Markdown in its cells, so every text cell and heading goes through :func:`md_text`;
+    the ``wrap`` columns may break anywhere (a checksum has no space to break at).
+    ``style``: a function given the Styler and returning it (cell colours)."""
+    shown = frame.map(lambda v: md_text(v) if isinstance(v, str) else v)
+    shown.columns = [md_text(c) for c in frame.columns]
+    styler = shown.style.hide(axis="index")
+    if wrap:
+        # the text sits in a Markdown paragraph inside each cell, which sets its own wrapping
+        positions = [list(frame.columns).index(c) for c in wrap]
+        styler = styler.set_table_styles([{"selector": f"td.col{i} p",
+                                           "props": "overflow-wrap: anywhere;"}
+                                          for i in positions])
+        styler = styler.set_properties(subset=[md_text(c) for c in wrap], **{"min-width": "20em"})
+    st.table(style(styler) if style else styler)
+
+
 def guidance(reason: str) -> None:
     st.info(f"{reason}  \nThe dashboard reads {md_code(db_path())} (set `HARNESS_WAREHOUSE` to "
             "read another file). Fill it with:")
@@ -143,7 +213,11 @@ def run(render: Callable[[], None]) -> None:
         st.error(md_text(exc))
         st.code("python -m warehouse migrate", language="bash")
     except WarehouseError as exc:
-        st.error(f"The warehouse could not answer: {md_text(exc)}")
+        why = not_a_database(db_path())
+        if why is not None:
+            broken_guidance(db_path(), why)
+        else:
+            st.error(f"The warehouse could not answer: {md_text(exc)}")
 
 
 def require_runs() -> dict:
@@ -171,9 +245,14 @@ def percentile_colour():
     """The colour encoding every latency chart uses for p50 / p95 / p99."""
     import altair as alt
 
+    # the legend's swatches are drawn opaque and large, whatever the marks' opacity (the
+    # bands are drawn at 0.15-0.25, which left their swatches nearly invisible)
     return alt.Color("percentile:N", title="percentile",
                      scale=alt.Scale(domain=list(PERCENTILE_COLOURS),
-                                     range=list(PERCENTILE_COLOURS.values())))
+                                     range=list(PERCENTILE_COLOURS.values())),
+                     legend=alt.Legend(symbolOpacity=1, symbolType="square", symbolSize=180,
+                                       symbolStrokeWidth=0, labelFontSize=13,
+                                       titleFontSize=13))
 
 
 def view() -> str:
@@ -196,7 +275,8 @@ def tier_badge(current_view: str, tiers=()) -> None:
 __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_signed", "mark",
            "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
-           "run_through_app", "CATEGORY_SCHEME", "percentile_colour"]
+           "run_through_app", "CATEGORY_SCHEME", "percentile_colour", "title", "terms",
+           "not_a_database", "ICON_SVG", "static_table"]
 
 
 def certificate_statuses(view: str):

@@ -18,6 +18,23 @@ from harness.core.tiers import most_restrictive_tier
 
 CLASSES = ("all", "lookup")
 FROM_DOCUMENTS, FROM_CONTROL = "stored agreement documents", "a control run picked here"
+#: below this many arms a rank coefficient is not evidence: with n = 4 even a perfect
+#: ordering has an exact two-sided Kendall p of 2 / 4! = 0.083 (n = 2: tau is +1 or -1)
+MIN_ARMS = 5
+
+
+def _small_n_caveat(rows: pd.DataFrame) -> None:
+    """A warning naming every coefficient row computed from fewer than :data:`MIN_ARMS` arms."""
+    small = [(("pooled" if bool(r.pooled) else str(r.family)), int(r.n))
+             for r in rows.itertuples(index=False)
+             if not common.missing(r.n) and int(r.n) < MIN_ARMS]
+    if small:
+        which = ", ".join(f"{common.md_text(name)} (n = {n})" for name, n in small)
+        st.warning(f"Too few arms to be evidence: {which}. With fewer than {MIN_ARMS} arms a "
+                   "rank coefficient takes only a handful of values (two arms give tau-b "
+                   "+1 or −1, whatever the corpora) and even a perfect ordering of four arms "
+                   "has an exact two-sided p of 2 / 4! = 0.083. Add arms before reading the "
+                   "sign of tau-b.", icon=":material/warning:")
 
 
 def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> None:
@@ -36,10 +53,14 @@ def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> 
                  alt.Tooltip("delta_a:Q", title=f"Δ {corpus_a}", format="+.4f"),
                  alt.Tooltip("delta_b:Q", title=f"Δ {corpus_b}", format="+.4f"),
                  alt.Tooltip("sign:N"), alt.Tooltip("tier:N")])
+    labels = alt.Chart(data).mark_text(align="left", dx=8, dy=-8, fontSize=12).encode(
+        x="delta_a:Q", y="delta_b:Q", text=alt.Text("arm:N"),
+        color=alt.Color("family:N", scale=alt.Scale(scheme=common.CATEGORY_SCHEME),
+                        legend=None))
     zero = pd.DataFrame({"v": [0.0]})
     rules = (alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="v:Q")
              + alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="v:Q"))
-    st.altair_chart(rules + points, width="stretch")
+    st.altair_chart(rules + points + labels, width="stretch")
     st.caption("Top-right and bottom-left quadrants: both corpora move the same way (agree); "
                "the other two: they disagree. Points on an axis moved on one corpus only.")
 
@@ -61,6 +82,7 @@ def _from_documents(view: str, cls: str, docs: pd.DataFrame) -> None:
     st.subheader("Stored coefficients")
     common.tier_badge(view, results["tier"])
     st.dataframe(tables.coefficient_rows(results), hide_index=True, width="stretch")
+    _small_n_caveat(results)
     caveat = results.loc[results["pooled"], "caveat"].dropna()
     if len(caveat):
         st.caption(f"Pooled: {common.md_text(caveat.iloc[0])}. Pearson is shown to be distrusted: it is "
@@ -111,24 +133,28 @@ def _from_control(view: str, cls: str) -> None:
            "tier": most_restrictive_tier(arms["tier"])}
     st.dataframe(tables.coefficient_rows(pd.DataFrame([row])), hide_index=True,
                  width="stretch")
+    _small_n_caveat(pd.DataFrame([row]))
     st.caption("Computed by `harness.stats.agreement` from the stored metric rows. To keep "
                "them as a claim, write a manifest (`python -m harness agreement "
                "--emit-manifest --runs DIR ...`), run it with `--out FILE` and ingest FILE.")
 
 
 def render() -> None:
-    st.title("Do the corpora agree?")
+    common.title("Do the corpora agree?", "Does an arm that helps on one corpus help on "
+                 "another? Each arm's change on corpus A against its change on corpus B.")
     common.require_runs()
     view = common.view()
     cols = st.columns([1, 2])
     cls = cols[0].radio("Query class", CLASSES, horizontal=True, key="agreement_class")
     docs = common.load("agreement_documents", view, query_class=[cls])
-    modes = [FROM_DOCUMENTS, FROM_CONTROL] if len(docs) else [FROM_CONTROL]
-    mode = cols[1].radio("Families and controls from", modes, horizontal=True,
-                         key=f"agreement_mode_{view}")
-    if not len(docs):
-        st.caption(f"No agreement document for class {cls} is visible in the {view} view.")
-    if mode == FROM_DOCUMENTS and len(docs):
+    if len(docs):  # a choice only when a stored document exists
+        mode = cols[1].radio("Families and controls from", [FROM_DOCUMENTS, FROM_CONTROL],
+                             horizontal=True, key=f"agreement_mode_{view}")
+    else:
+        mode = FROM_CONTROL
+        cols[1].caption(f"No agreement document for class {cls} is visible in the {view} "
+                        "view: families and controls come from a control run picked below.")
+    if mode == FROM_DOCUMENTS:
         _from_documents(view, cls, docs)
     else:
         _from_control(view, cls)

@@ -148,7 +148,7 @@ def _drill_down(view: str, runs: pd.DataFrame) -> None:
 
 
 def render() -> None:
-    st.title("Answers")
+    common.title("Answers", "How often each answerer gets aggregation questions right, and where it fails.")
     view = common.view()
     runs = common.load("answer_runs", view)
     if runs.empty:

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import common, tables
+from dashboard.certificate_status import certificate_names, why_text
 
 
 def _promise(r) -> str:
@@ -37,7 +38,8 @@ def _size(r) -> str:
 
 
 def render() -> None:
-    st.title("Certificates")
+    common.title("Certificates", "Is each stored certificate still in force for the arm it was "
+                                 "calibrated on, and if not, why?")
     common.require_runs()
     view = common.view()
     certs = common.certificate_statuses(view)
@@ -47,49 +49,46 @@ def render() -> None:
         st.code("python -m harness calibrate --run RESULTS_DIR --out cert.json\n"
                 "python -m warehouse ingest cert.json", language="bash")
         return
-    statuses = [{"state": r.state, "why": r.why, "monitor": r.monitor, "changes": r.changes}
-                for r in certs.itertuples(index=False)]
     runs = common.load("runs")
-    names = dict(zip(runs["run_id"], runs["control_name"]))
+    names = certificate_names(certs, dict(zip(runs["run_id"], runs["control_name"])))
+    whys = [why_text(r.state, r.why) for r in certs.itertuples(index=False)]
     table = pd.DataFrame([{
-        "status": s["state"], "why": s["why"], "type": r.type, "promise": _promise(r),
+        "certificate": name, "status": r.state, "why": why, "promise": _promise(r),
         "threshold": common.fmt(r.threshold, 6) if not common.missing(r.threshold) else "none",
-        "held out": _held_out(r), "set size / answered": _size(r),
-        "calibrated on": ", ".join(sorted({names.get(x, x[:12]) for x in r.source_runs})),
-        "corpus": r.corpus, "tier": r.tier,
-    } for r, s in zip(certs.itertuples(index=False), statuses)])
+        "held out": _held_out(r), "set size / answered": _size(r), "tier": r.tier,
+    } for name, why, r in zip(names, whys, certs.itertuples(index=False))])
     common.tier_badge(view, certs["tier"])
-    styled = table.style.map(
+    # a static table: every "why" is shown in full, wrapped, never cut at a column's width
+    common.static_table(table, wrap=["why"], style=lambda styler: styler.map(
         lambda state: f"background-color: {tables.STATE_COLOURS.get(state, '')}",
-        subset=["status"])
-    st.dataframe(styled, hide_index=True, width="stretch",
-                 column_config={"why": st.column_config.TextColumn(width="large")})
-    counts = pd.Series([s["state"] for s in statuses]).value_counts()
+        subset=["status"]))
+    counts = certs["state"].value_counts()
     st.caption(" · ".join(f"{tables.STATE_ICONS.get(k, '')} {common.md_text(k)}: {v}"
                           for k, v in counts.items())
                + ". Expired: the newest run of the arm differs in corpus, embedding model, arm, "
                  "reranker or stage. Degenerate: nothing usable could be certified. Alarm: the "
                  "monitor has ruled out the promised rate on the observed queries.")
+    common.terms("conformal set", "fixed K", "e-value", "tier A / B / C")
 
-    for r, s in zip(certs.itertuples(index=False), statuses):
-        title = (f"{tables.STATE_ICONS.get(s['state'], '')} {common.md_text(s['state'])}: "
-                 f"{common.md_text(r.type)} certificate {common.md_text(r.certificate_id[:12])} "
-                 f"on {common.md_text(r.corpus)}")
+    for name, why, r in zip(names, whys, certs.itertuples(index=False)):
+        title = (f"{tables.STATE_ICONS.get(r.state, '')} {common.md_text(r.state)}: "
+                 f"{common.md_text(name)}")
         with st.expander(title):
-            st.markdown(f"**{common.md_text(s['state'])}**: {common.md_text(s['why'])}")
-            st.caption(common.md_text(s["monitor"]))
+            st.markdown(f"**{common.md_text(r.state)}**: {common.md_text(why)}")
+            st.caption(common.md_text(r.monitor))
             current = "none stored" if common.missing(r.current_run_id) else (
                 f"{common.md_text(r.current_control_name)} · {common.md_text(r.current_run_id[:12])}")
             st.markdown(f"Issued as **{common.md_text(r.status)}** · seed {r.seed} · splits "
                         f"{r.split_tune} / {r.split_calibrate} / {r.split_heldout} (tune / "
-                        f"calibrate / held out) · checked against run {current}")
-            if s["changes"]:
+                        f"calibrate / held out) · checked against run {current} · "
+                        f"certificate id {common.md_code(r.certificate_id)}")
+            if r.changes:
                 st.dataframe(pd.DataFrame([{
                     "change": c["kind"], "field": c["field"],
                     "certified": json.dumps(c["was"], sort_keys=True),
-                    "now": json.dumps(c["now"], sort_keys=True)} for c in s["changes"]]),
+                    "now": json.dumps(c["now"], sort_keys=True)} for c in r.changes]),
                     hide_index=True, width="stretch")
-            st.caption(f"Issued reason: {common.md_text(r.reason)}")
+            st.caption(f"Issued reason: {common.md_text(why_text(r.status, r.reason))}")
 
     ppi = common.load("ppi_results", view)
     if not ppi.empty:

@@ -10,10 +10,36 @@ import streamlit as st
 from dashboard import common
 
 TIER_MEANING = {"A": "publishable", "B": "internal only", "C": "unobtainable"}
+COLUMNS = ["name", "tier", "meaning", "licence", "evidence", "version", "sha256", "files",
+           "chunks", "runs"]
+#: what can tell two declarations of one corpus apart (``runs`` only counts them)
+DECLARED = ["tier", "licence", "evidence", "version", "sha256", "files", "chunks"]
+
+
+def with_differences(corpora):
+    """The declarations table with a ``differs in`` column: for a corpus declared more than
+    once, the fields in which its declarations differ; those columns move to the front, so
+    two rows that look alike at a glance (a checksum differing past the cell's width) show
+    where they differ first."""
+    import pandas as pd
+
+    differs = pd.Series("", index=corpora.index, dtype=object)
+    changed: list[str] = []
+    for _, group in corpora.groupby("name", sort=False):
+        if len(group) < 2:
+            continue
+        fields = [c for c in DECLARED if group[c].astype(str).nunique(dropna=False) > 1]
+        differs.loc[group.index] = ", ".join(fields)
+        changed += [c for c in fields if c not in changed]
+    out = corpora.assign(meaning=corpora["tier"].map(TIER_MEANING), **{"differs in": differs})
+    if not changed:
+        return out[COLUMNS]
+    order = ["name", "differs in", *changed, *(c for c in COLUMNS[1:] if c not in changed)]
+    return out[order]
 
 
 def render() -> None:
-    st.title("Corpora")
+    common.title("Corpora", "What each corpus is, where its licence comes from, and how many queries of each class the runs scored.")
     common.require_runs()
     view = common.view()
     corpora = common.load("corpora")
@@ -25,9 +51,7 @@ def render() -> None:
 
     st.subheader("Licences and provenance")
     common.tier_badge(view, corpora["tier"])
-    st.dataframe(corpora.assign(meaning=corpora["tier"].map(TIER_MEANING))[
-        ["name", "tier", "meaning", "licence", "evidence", "version", "sha256", "files",
-         "chunks", "runs"]], hide_index=True, width="stretch",
+    st.dataframe(with_differences(corpora), hide_index=True, width="stretch",
         column_config={"evidence": st.column_config.TextColumn(width="large"),
                        "meaning": "use", "runs": "runs declaring it"})
     st.caption("One line per distinct declaration: a corpus whose version, checksum or licence "

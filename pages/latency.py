@@ -10,9 +10,39 @@ import streamlit as st
 
 from dashboard import common, tables
 
+#: modes whose queries run a dense matmul (the step multi-threaded BLAS made bimodal)
+DENSE_MODES = ("vector", "hybrid")
+UNEXPLAINED = ("timed before the harness held BLAS to one thread per worker: its dense "
+               "matmul waited for BLAS helper threads, so on busy cores one run of an arm "
+               "measured p50 ≈ 0.5 ms and the next ≈ 8 ms with nothing else changed; rerun "
+               "it with the current harness before comparing")
+
+
+def notes(latency) -> list[str]:
+    """Per run, what its numbers cannot be read as (empty when nothing)."""
+    out = []
+    for r in latency.itertuples(index=False):
+        if r.mode in DENSE_MODES and common.missing(r.blas_threads):
+            out.append(UNEXPLAINED)
+        else:
+            out.append("")
+    return out
+
+
+def time_axis(times) -> alt.Axis:
+    """A time axis with one tick per run, labelled with its date and time (runs minutes or
+    seconds apart otherwise get sub-second ticks such as ".020")."""
+    # DateTime objects are read in the browser's zone, as the data's naive timestamps are
+    stamps = [alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour,
+                           minutes=t.minute, seconds=t.second)
+              for t in sorted({t.replace(microsecond=0) for t in times})]
+    return alt.Axis(values=stamps, format="%Y-%m-%d %H:%M:%S", labelAngle=-30,
+                    labelOverlap="greedy", title="run created (UTC)")
+
 
 def render() -> None:
-    st.title("Latency")
+    common.title("Latency", "How long each arm takes per query, how much that varies between "
+                            "repeated runs, and whether a new run is a regression.")
     common.require_runs()
     view = common.view()
     latency = common.load("latency", view=view)
@@ -24,11 +54,19 @@ def render() -> None:
 
     st.subheader("Percentiles per run")
     common.tier_badge(view, latency["tier"])
-    st.dataframe(latency.assign(run=latency["run_id"].map(labels))[
+    noted = notes(latency)
+    st.dataframe(latency.assign(run=latency["run_id"].map(labels), note=noted)[
         ["run", "control_name", "corpus", "tier", "concurrency", "sample_unit", "samples",
-         "p50", "p95", "p99", "max", "mean", "run_id"]], hide_index=True, width="stretch",
-        column_config={c: st.column_config.NumberColumn(f"{c} (ms)", format="%.3f")
-                       for c in ("p50", "p95", "p99", "max", "mean")})
+         "p50", "p95", "p99", "max", "mean", "note", "run_id"]], hide_index=True,
+        width="stretch",
+        column_config={**{c: st.column_config.NumberColumn(f"{c} (ms)", format="%.3f")
+                          for c in ("p50", "p95", "p99", "max", "mean")},
+                       "note": st.column_config.TextColumn(width="medium")})
+    unexplained = [labels.get(r, r) for r, n in zip(latency["run_id"], noted) if n]
+    if unexplained:
+        st.warning(f"{len(unexplained)} run(s) cannot be compared on these numbers "
+                   f"({', '.join(map(common.md_text, unexplained))}): {UNEXPLAINED}.",
+                   icon=":material/warning:")
     if (latency["sample_unit"] != "query").any():
         st.caption("A sample that is a batch mean is not one query's time: its p95/p99 "
                    "understate the per-query tail (`harness bench --query-batch 1`, the default, "
@@ -66,12 +104,15 @@ def render() -> None:
         samples = common.load("latency_distribution", chosen, view=view)
         samples = samples.assign(run=samples["run_id"].map(labels))
         common.tier_badge(view, latency.loc[latency["run_id"].isin(chosen), "tier"])
-        box = alt.Chart(samples).mark_boxplot(extent="min-max").encode(
+        box = alt.Chart(samples).mark_boxplot(extent="min-max", size=14).encode(
             x=alt.X("ms:Q", title="retrieval latency per query (ms)"),
             y=alt.Y("run:N", title="run"),
             color=alt.Color("run:N", legend=None, scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
             tooltip=[alt.Tooltip("run:N"), alt.Tooltip("ms:Q", format=".3f")])
         st.altair_chart(box, width="stretch")
+        st.caption("Each box spans the middle half of a run's samples (25th to 75th "
+                   "percentile) with a line at the median; the whiskers reach the fastest and "
+                   "the slowest sample (min to max: no sample is dropped as an outlier).")
 
     st.subheader("One arm over time")
     # the arm with the most repeated runs first: that is where a band says something
@@ -88,7 +129,9 @@ def render() -> None:
         tooltip=[alt.Tooltip("percentile:N"), alt.Tooltip("runs:Q"),
                  alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")])
     line = alt.Chart(mine).mark_line(point=True).encode(
-        x=alt.X("created_at:T", title="run created (UTC)"), y=alt.Y("ms:Q", title="latency (ms)"),
+        x=alt.X("created_at:T", axis=time_axis(mine["created_at"]),
+                scale=alt.Scale(padding=30)),
+        y=alt.Y("ms:Q", title="latency (ms)"),
         color=common.percentile_colour(),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
                  alt.Tooltip("ms:Q", format=".3f"), alt.Tooltip("created_at:T")])

@@ -10,7 +10,8 @@ that are None or empty mean "no filter".
 from __future__ import annotations
 
 from warehouse.queries.base import (TABLES, VIEWS, as_list, relation, resolve_runs)
-from warehouse.queries.overview import (choices, corpora, corpus_composition, health, runs)
+from warehouse.queries.overview import (choices, corpora, corpus_composition, health,
+                                        latest_comparisons, per_query_count, runs, runs_by_corpus)
 from warehouse.queries.results import (fetch_metric_table, fetch_withheld, metric_intervals, metric_table,
                                        run_provenance)
 from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested, per_query_pair,
@@ -44,12 +45,14 @@ __all__ = [
     "fetch_metric_table",
     "fetch_withheld",
     "health",
+    "latest_comparisons",
     "latency",
     "latency_distribution",
     "latency_samples",
     "metric_intervals",
     "metric_table",
     "migration_decisions",
+    "per_query_count",
     "per_query_pair",
     "per_query_values",
     "ppi_results",
@@ -58,4 +61,5 @@ __all__ = [
     "resolve_runs",
     "run_provenance",
     "runs",
+    "runs_by_corpus",
 ]

@@ -7,7 +7,8 @@ from warehouse.db import connect
 
 
 def latency(runs=None, *, view: str = "internal", db_path=None):
-    """Per run: sample count, concurrency, p50/p95/p99 (linear interpolation between order
+    """Per run: its mode, sample count, concurrency, the BLAS thread limit it was timed
+    under (``blas_threads``, NULL when the run did not record one), p50/p95/p99 (linear interpolation between order
     statistics, Hyndman & Fan 1996 type 7, as numpy's default), max and mean, in ms.
 
     Latency is a timing, not a value computed from corpus text, so the default view is
@@ -18,13 +19,15 @@ def latency(runs=None, *, view: str = "internal", db_path=None):
         return conn.query_df(
             "SELECT l.run_id, r.control_name, l.corpus, l.tier, l.concurrency, "
             "coalesce(json_extract_string(l.reported, '$.sample_unit'), 'unrecorded') "
-            "AS sample_unit, count(*) AS samples, quantile_cont(s.ms, 0.5) AS p50, "
+            "AS sample_unit, r.mode, "
+            "try_cast(json_extract_string(l.reported, '$.blas_threads') AS INTEGER) "
+            "AS blas_threads, count(*) AS samples, quantile_cont(s.ms, 0.5) AS p50, "
             "quantile_cont(s.ms, 0.95) AS p95, quantile_cont(s.ms, 0.99) AS p99, "
             "max(s.ms) AS max, avg(s.ms) AS mean "
             f"FROM {source} AS l JOIN runs AS r ON r.run_id = l.run_id, "
             f"unnest(l.samples) AS s(ms) WHERE TRUE{where} "
-            "GROUP BY l.run_id, r.control_name, r.created_at, l.corpus, l.tier, l.concurrency, "
-            "l.reported "
+            "GROUP BY l.run_id, r.control_name, r.created_at, r.mode, l.corpus, l.tier, "
+            "l.concurrency, l.reported "
             "ORDER BY r.created_at, l.run_id", params)
 
 

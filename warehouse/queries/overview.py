@@ -79,3 +79,39 @@ def corpus_composition(view: str, *, db_path=None):
             f"FROM {source} AS m WHERE NOT contains(m.corpus, '+') "
             "GROUP BY m.corpus, m.tier, m.query_class, m.n "
             "ORDER BY m.corpus, m.query_class = 'all', m.query_class, m.n")
+
+
+def per_query_count(view: str, *, db_path=None) -> int:
+    """How many per-query values ``view`` shows (publishable: tier-A rows of tier-A runs)."""
+    with connect(db_path, read_only=True) as conn:
+        return int(conn.query_one(f"SELECT count(*) FROM {relation(view, 'per_query')}")[0])
+
+
+def runs_by_corpus(view: str, *, db_path=None):
+    """Runs per corpus and tier in ``view``: corpus, tier, runs (distinct runs that declared
+    it), arms (distinct control names), the newest run's creation time."""
+    corpora_rel, runs_rel = relation(view, "corpora"), relation(view, "runs")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT c.name AS corpus, c.tier, count(DISTINCT c.run_id) AS runs, "
+            "count(DISTINCT r.control_name) AS arms, max(r.created_at) AS newest "
+            f"FROM {corpora_rel} AS c JOIN {runs_rel} AS r ON r.run_id = c.run_id "
+            "GROUP BY c.name, c.tier ORDER BY c.name, c.tier")
+
+
+def latest_comparisons(view: str, limit: int = 12, *, db_path=None):
+    """The stored paired tests of the newest comparisons documents in ``view``, class
+    ``all`` only: control, arm, corpus, measure, delta with its interval, Holm p, verdict,
+    when the document was ingested; newest first, at most ``limit`` rows."""
+    rel = relation(view, "comparisons")
+    with connect(db_path, read_only=True) as conn:
+        return conn.query_df(
+            "SELECT x.control_name, x.arm_name, x.corpus, x.tier, x.measure, x.n, x.delta, "
+            "x.delta_lower, x.delta_upper, x.p_holm, x.p_floor, x.alpha, x.verdict, "
+            "x.ingested_at "
+            f"FROM {rel} AS x WHERE x.query_class = 'all' "
+            "QUALIFY row_number() OVER (PARTITION BY x.control_run_id, x.arm_run_id, "
+            "x.corpus, x.query_class, x.measure ORDER BY x.ingested_at DESC, "
+            "x.document_id) = 1 "
+            "ORDER BY x.ingested_at DESC, x.control_name, x.corpus, x.measure, x.arm_name "
+            "LIMIT ?", [int(limit)])

@@ -24,7 +24,7 @@ from typing import Sequence
 
 from harness.certificates.data import CALIBRATION_JSONL, calibration_row, calibration_text
 from harness.retrieval.bench.config import HEADER_TEMPLATE, BenchConfig
-from harness.retrieval.bench.latency import latency_block
+from harness.retrieval.bench.latency import latency_block, one_blas_thread
 from harness.retrieval.bench.levels import (
     FILE_MEASURES,
     FILE_PREFIX,
@@ -287,7 +287,7 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
         bar = tqdm(total=len(queries), desc=f"retrieving ({cfg.mode}, {cfg.stage})",
                    unit="query", dynamic_ncols=True)
     try:
-        with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
+        with one_blas_thread(), ThreadPoolExecutor(max_workers=cfg.workers) as pool:
             futures = {pool.submit(one_batch, b): b for b in batches}
             for future in as_completed(futures):
                 out, ms = future.result()
