@@ -36,9 +36,9 @@ from harness.retrieval.bench.prepare import (
     PreparedCorpus,
     check_disjoint,
     index_docs,
-    prepare_corpus,
     search_queries,
 )
+from harness.retrieval.bench.prepared_cache import attach_index_cache, prepare_run
 from harness.retrieval.embeddings.provenance import index_block, refuse_mixed
 from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
@@ -134,6 +134,8 @@ class OpenIndex:
     queries: list
     reranker: object
     policy: object
+    #: hits and misses of the prepared-corpus and index caches (runinfo.json)
+    cache: dict
 
 
 @contextmanager
@@ -150,15 +152,14 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         reranker = CrossEncoderReranker(cfg.reranker)  # raises when the weights are absent
 
     tick = time.perf_counter()
-    if corpora is None:
-        corpora = load_corpora(cfg)
     policy = relevance_policy(cfg)
-    prepared = [prepare_corpus(c, cfg.granularity, policy, cfg.max_words) for c in corpora]
+    prepared, cache = prepare_run(cfg, corpora, policy)  # loads only what the cache lacks
     check_disjoint(prepared)
     phases["load_seconds"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
     backend, encoder = build_backend(cfg)
+    attach_index_cache(backend, cfg, cache)
     try:
         docs = index_docs(prepared, cfg.embed_header)
         backend.index(docs, cfg.legs)
@@ -174,7 +175,8 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         phases["query_embedding_seconds"] = time.perf_counter() - tick
         yield OpenIndex(prepared, backend, encoder, provenance,
                         {d.doc_id: d.file_id for d in docs}, {d.doc_id: d.text for d in docs},
-                        queries, None if reranker is None else _LockedReranker(reranker), policy)
+                        queries, None if reranker is None else _LockedReranker(reranker), policy,
+                        cache)
     finally:
         backend.close()
         if encoder is not None and encoder.cache is not None:
@@ -189,15 +191,23 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
     """
     started = time.perf_counter()
     phases: dict[str, float] = {}
-    measures = resolve(cfg.measures)
     with open_index(cfg, corpora, phases) as ix:
-        tick = time.perf_counter()
-        lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
-                                                 ix.doc_text, ix.reranker)
-        phases["retrieval_seconds"] = time.perf_counter() - tick
-        ix.backend.end_measurement()  # raises when a remote index changed under the run
-        backend_block = ix.backend.describe()
-        run_stats = ix.backend.run_stats()
+        return measure_arm(cfg, ix, phases, started)
+
+
+def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *,
+                latency_method: str = LATENCY_METHOD,
+                runinfo_extra: dict | None = None) -> BenchOutcome:
+    """Retrieve, score and write one arm over an open index (``harness sweep`` runs several
+    arms over one); ``runinfo_extra`` adds to runinfo.json, never to the claim."""
+    measures = resolve(cfg.measures)
+    tick = time.perf_counter()
+    lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
+                                             ix.doc_text, ix.reranker)
+    phases["retrieval_seconds"] = time.perf_counter() - tick
+    ix.backend.end_measurement()  # raises when a remote index changed under the run
+    backend_block = ix.backend.describe()
+    run_stats = ix.backend.run_stats()
     reranker = ix.reranker._reranker if ix.reranker is not None else None
 
     tick = time.perf_counter()
@@ -210,13 +220,15 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         "command": "bench",
         "elapsed_seconds": time.perf_counter() - started,
         "phases": phases,
-        "retrieval_latency_ms": latency_block(latency, cfg.workers, LATENCY_METHOD,
+        "retrieval_latency_ms": latency_block(latency, cfg.workers, latency_method,
                                               cfg.query_batch),
         "workers": cfg.workers,
         "query_batch": cfg.query_batch,
         "embedding": run_stats.get("embedding", {"texts_embedded": 0, "texts_from_cache": 0}),
         "backend": {k: v for k, v in run_stats.items() if k != "embedding"},
         "cache_dir": str(cfg.resolved_cache_dir) if cfg.uses_dense else None,
+        "prepared_cache": ix.cache,
+        **(runinfo_extra or {}),
     }
     out = write_results(cfg.out, metrics, metrics_md=files.pop("metrics.md"),
                         per_query=files.pop("per_query"), rankings=files.pop("rankings"),
