@@ -109,12 +109,14 @@ def build_backend(cfg: BenchConfig):
     encoder = None
     if cfg.uses_dense:
         from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-        from harness.retrieval.embeddings.models import load_encoder
-        from harness.retrieval.embeddings.profiles import resolve_profile
+        from harness.retrieval.embeddings.models import LazyEncoder, load_encoder
+        from harness.retrieval.embeddings.profiles import DERIVED_KINDS, resolve_profile
 
         profile = resolve_profile(cfg.model, dim=cfg.dim, query_prefix=cfg.query_prefix,
                                   document_prefix=cfg.document_prefix)
-        encoder = CachedEncoder(load_encoder(profile), EmbeddingCache(cfg.resolved_cache_dir),
+        # a model with weights is loaded on the first text the cache lacks (none: no load)
+        model = LazyEncoder(profile) if profile.kind not in DERIVED_KINDS else load_encoder(profile)
+        encoder = CachedEncoder(model, EmbeddingCache(cfg.resolved_cache_dir),
                                 progress=cfg.progress)
     cls = backend_class(cfg.backend)
     return cls(k1=cfg.k1, b=cfg.b, encoder=encoder, progress=cfg.progress,
