@@ -100,3 +100,17 @@ def test_a_bad_arms_file_is_refused_with_its_line_before_any_work(line, message,
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "sweep").exists() and not (tmp_path / "cache").exists()
+
+
+def test_an_arm_directory_a_user_owns_is_refused_before_any_work(specs, tmp_path, capsys):
+    arms = _arms_file(tmp_path / "arms.txt", {"bm25-k09": ARMS["bm25-k09"]})
+    mine = tmp_path / "sweep" / "bm25-k09"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    code = main(["sweep", "--arms", str(arms), "--out", str(tmp_path / "sweep"),
+                 *_shared(specs, tmp_path / "cache")])
+    assert code == 2
+    assert "this product did not write" in capsys.readouterr().err
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "my notes\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    assert not (tmp_path / "cache").exists()
