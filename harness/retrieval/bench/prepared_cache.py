@@ -104,14 +104,15 @@ def _tree(path: Path) -> str:
     return sha256_file(path) if path.is_file() else tree_sha256(path)[0]
 
 
-def source_key(spec: str, name: str | None = None) -> dict:
-    """The source fingerprint of ``KIND:PATH`` (module docstring)."""
+def source_key(spec: str, name: str | None = None) -> dict | None:
+    """The source fingerprint of ``KIND:PATH`` (module docstring); None when PATH does not
+    exist (the loader then says so in its own words)."""
     from ingestion.loaders import parse_spec
 
     kind, raw = parse_spec(spec)
     path = raw.resolve()
     if not path.exists():
-        raise ValueError(f"corpus spec {spec!r}: {raw} does not exist")
+        return None
     evidence, trees = [], []
     for found in _evidence_files(path):
         evidence.append([str(found), sha256_file(found)])
@@ -213,8 +214,10 @@ class PreparedCache:
                 loaded["corpus"] = load_corpus(spec)
             return loaded["corpus"]
 
-        if corpus is None:
-            skey = source_key(spec)
+        skey = source_key(spec) if corpus is None else None
+        if corpus is None and skey is None:  # no such path: the loader says so in its words
+            corpus = load()
+        if skey is not None:
             sdigest = key_digest(skey)
             payload, report["source"] = get_or_build(
                 self.sources, sdigest, _reader(skey), lambda: _source_payload(load()),
