@@ -130,7 +130,7 @@ def run(args) -> int:
             raise ValueError(f"{flag} applies to harness bench, not to a sweep")
     arms = FAMILIES[args.family]() if args.family else read_arms(args.arms)
     configs = arm_configs(args, arms)
-    for name, cfg in configs:
+    for _, cfg in configs:
         check_out_directory(cfg.out)  # before anything is prepared
     measure = "nDCG@10" if "nDCG@10" in configs[0][1].measures else configs[0][1].measures[0]
     written = []

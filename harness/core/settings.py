@@ -49,7 +49,7 @@ def cache_dir() -> Path:
     return Path(_get(CACHE) or CACHE_DEFAULT)
 
 
-def prepared_cache_dir(base=None) -> Path:
+def prepared_cache_dir(base: str | Path | None = None) -> Path:
     """``$HARNESS_PREPARED_CACHE`` if set, else ``prepared`` inside ``base`` (a command's
     ``--cache-dir``) or, without one, inside :func:`cache_dir`."""
     env = _get(PREPARED_CACHE)
