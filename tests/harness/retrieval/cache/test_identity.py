@@ -53,3 +53,22 @@ def test_two_corpora_hybrid_with_headers_hit_is_byte_identical(tmp_path):
     assert [c["prepared"] for c in cold["corpora"]] == ["miss", "miss"]
     assert [(c["source"], c["prepared"]) for c in warm["corpora"]] == [("hit", "hit")] * 2
     assert warm["bm25_index"]["outcome"] == "hit"
+
+
+def test_an_arm_over_cached_embeddings_loads_no_model(tmp_path, monkeypatch):
+    """Every text in the embedding cache: the dense model is never loaded, and the claim
+    files are those of the run that embedded them."""
+    from harness.retrieval.embeddings import models
+
+    specs = [f"qmsum:{write_qmsum(tmp_path / 'corpora' / 'qmsum')}"]
+    cache = tmp_path / "cache"
+    _bench(tmp_path / "embedded", specs, cache, ["--mode", "hybrid"])
+    assert runinfo(tmp_path / "embedded")["embedding"]["texts_embedded"] > 0
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the embedding model was loaded although every text was cached")
+
+    monkeypatch.setattr(models, "load_encoder", refuse)
+    _bench(tmp_path / "cached", specs, cache, ["--mode", "hybrid"])
+    assert runinfo(tmp_path / "cached")["embedding"]["texts_embedded"] == 0
+    assert claims(tmp_path / "cached") == claims(tmp_path / "embedded")
