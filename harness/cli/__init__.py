@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "score": "harness.cli.score",
     "compare": "harness.cli.compare",
     "bench": "harness.cli.bench",
+    "sweep": "harness.cli.sweep",
     "power": "harness.cli.power",
     "gate": "harness.cli.gate",
     "agreement": "harness.cli.agreement",

@@ -107,6 +107,10 @@ def add_arguments(p) -> None:
                         "query's; larger batches raise throughput but record batch means); a "
                         "fixed cut in query-id order, so results never depend on it or on --workers")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
+    g.add_argument("--no-prepared-cache", action="store_true",
+                   help="load, chunk, judge and index afresh, reading and writing no prepared-"
+                        "corpus or BM25 index cache (default: $HARNESS_PREPARED_CACHE, else "
+                        "prepared/ in the cache directory)")
 
     g = p.add_argument_group(
         "gated run (retrieve and score query by query until the gate decides; writes no "

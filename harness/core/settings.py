@@ -5,6 +5,7 @@ variable                    what                                        default
 ==========================  ==========================================  ===========================
 ``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
 ``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
+``HARNESS_PREPARED_CACHE``  prepared corpora and BM25 indexes           ``prepared`` in the cache dir
 ``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
@@ -23,6 +24,8 @@ WAREHOUSE = "HARNESS_WAREHOUSE"
 WAREHOUSE_DEFAULT = "warehouse.duckdb"
 CACHE = "HARNESS_CACHE"
 CACHE_DEFAULT = "cache"
+PREPARED_CACHE = "HARNESS_PREPARED_CACHE"
+PREPARED_CACHE_DEFAULT = "prepared"
 RERANKER = "HARNESS_RERANKER"
 DATA_DIR = "INGESTION_DATA_DIR"
 OPENSEARCH_URL = "OPENSEARCH_URL"
@@ -44,6 +47,15 @@ def warehouse_path() -> Path:
 def cache_dir() -> Path:
     """``$HARNESS_CACHE`` if set, else ``./cache``."""
     return Path(_get(CACHE) or CACHE_DEFAULT)
+
+
+def prepared_cache_dir(base: str | Path | None = None) -> Path:
+    """``$HARNESS_PREPARED_CACHE`` if set, else ``prepared`` inside ``base`` (a command's
+    ``--cache-dir``) or, without one, inside :func:`cache_dir`."""
+    env = _get(PREPARED_CACHE)
+    if env:
+        return Path(env)
+    return Path(base if base else cache_dir()) / PREPARED_CACHE_DEFAULT
 
 
 def reranker() -> str | None:

@@ -81,6 +81,8 @@ class EmbeddedBackend(Backend):
         self._labels: list[str | None] = []
         self._query_vectors: dict[str, np.ndarray] = {}
         self._encode_lock = threading.Lock()
+        #: a :class:`harness.retrieval.index_cache.BM25IndexCache` the bench may set
+        self.bm25_cache = None
 
     # ------------------------------------------------------------------ indexing
 
@@ -107,6 +109,15 @@ class EmbeddedBackend(Backend):
             self._index_dense(ordered)
 
     def _index_bm25(self, docs: Sequence[IndexDoc]) -> None:
+        if self.bm25_cache is not None:
+            self._vocab, self._bm25 = self.bm25_cache.fetch(docs, self.k1, self.b,
+                                                            self.tokenizer.block(),
+                                                            self._build_bm25)
+        else:
+            self._vocab, self._bm25 = self._build_bm25(docs)
+
+    def _build_bm25(self, docs: Sequence[IndexDoc]):
+        """``(vocabulary, bm25s model or None when no document has a token)``."""
         import bm25s
 
         vocab: dict[str, int] = {}
@@ -119,14 +130,12 @@ class EmbeddedBackend(Backend):
                     tid = vocab[token] = len(vocab)
                 ids.append(tid)
             corpus_ids.append(ids)
-        self._vocab = vocab
         if not vocab:  # no document has a token: the leg matches nothing
-            self._bm25 = None
-            return
+            return vocab, None
         logging.getLogger("bm25s").setLevel(logging.WARNING)
         model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         model.index((corpus_ids, dict(vocab)), show_progress=False)
-        self._bm25 = model
+        return vocab, model
 
     def _index_dense(self, docs: Sequence[IndexDoc]) -> None:
         if self.encoder is None:

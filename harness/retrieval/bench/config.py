@@ -73,6 +73,8 @@ class BenchConfig:
     binary: bool = False
     max_words: int = DEFAULT_MAX_WORDS
     cache_dir: str | None = None
+    #: prepared corpora and BM25 indexes through the on-disk cache (``--no-prepared-cache``)
+    prepared_cache: bool = True
     progress: bool = True
 
     def __post_init__(self):
@@ -231,5 +233,6 @@ def from_args(args) -> BenchConfig:
         binary=args.binary_relevance,
         max_words=args.max_words,
         cache_dir=args.cache_dir,
+        prepared_cache=not getattr(args, "no_prepared_cache", False),
         progress=not args.no_progress,
     )

@@ -36,10 +36,10 @@ from harness.retrieval.bench.prepare import (
     PreparedCorpus,
     check_disjoint,
     index_docs,
-    prepare_corpus,
     search_queries,
 )
 from harness.retrieval.bench.systems import repeat_retrieval, system_claim
+from harness.retrieval.bench.prepared_cache import attach_index_cache, prepare_run
 from harness.retrieval.embeddings.provenance import index_block, refuse_mixed
 from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
@@ -110,12 +110,14 @@ def build_backend(cfg: BenchConfig):
     encoder = None
     if cfg.uses_dense:
         from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-        from harness.retrieval.embeddings.models import load_encoder
-        from harness.retrieval.embeddings.profiles import resolve_profile
+        from harness.retrieval.embeddings.models import LazyEncoder, load_encoder
+        from harness.retrieval.embeddings.profiles import DERIVED_KINDS, resolve_profile
 
         profile = resolve_profile(cfg.model, dim=cfg.dim, query_prefix=cfg.query_prefix,
                                   document_prefix=cfg.document_prefix)
-        encoder = CachedEncoder(load_encoder(profile), EmbeddingCache(cfg.resolved_cache_dir),
+        # a model with weights is loaded on the first text the cache lacks (none: no load)
+        model = LazyEncoder(profile) if profile.kind not in DERIVED_KINDS else load_encoder(profile)
+        encoder = CachedEncoder(model, EmbeddingCache(cfg.resolved_cache_dir),
                                 progress=cfg.progress)
     cls = backend_class(cfg.backend)
     return cls(k1=cfg.k1, b=cfg.b, encoder=encoder, progress=cfg.progress,
@@ -143,6 +145,8 @@ class OpenIndex:
     queries: list
     reranker: object
     policy: object
+    #: hits and misses of the prepared-corpus and index caches (runinfo.json)
+    cache: dict
 
 
 @contextmanager
@@ -159,15 +163,14 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         reranker = CrossEncoderReranker(cfg.reranker)  # raises when the weights are absent
 
     tick = time.perf_counter()
-    if corpora is None:
-        corpora = load_corpora(cfg)
     policy = relevance_policy(cfg)
-    prepared = [prepare_corpus(c, cfg.granularity, policy, cfg.max_words) for c in corpora]
+    prepared, cache = prepare_run(cfg, corpora, policy)  # loads only what the cache lacks
     check_disjoint(prepared)
     phases["load_seconds"] = time.perf_counter() - tick
 
     tick = time.perf_counter()
     backend, encoder = build_backend(cfg)
+    attach_index_cache(backend, cfg, cache)
     try:
         docs = index_docs(prepared, cfg.embed_header)
         backend.index(docs, cfg.legs)
@@ -184,7 +187,8 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         yield OpenIndex(prepared, backend, encoder, provenance,
                         DocFiles({d.doc_id: d.file_id for d in docs}),
                         {d.doc_id: d.text for d in docs},
-                        queries, None if reranker is None else _LockedReranker(reranker), policy)
+                        queries, None if reranker is None else _LockedReranker(reranker), policy,
+                        cache)
     finally:
         backend.close()
         if encoder is not None and encoder.cache is not None:
@@ -199,17 +203,25 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
     """
     started = time.perf_counter()
     phases: dict[str, float] = {}
-    measures = resolve(cfg.measures)
     with open_index(cfg, corpora, phases) as ix:
-        tick = time.perf_counter()
-        lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
-                                                 ix.doc_text, ix.reranker)
-        repeats = repeat_retrieval(ix.backend, lists, lambda: retrieve_queries(
-            cfg, ix.backend, ix.queries, ix.doc_file, ix.doc_text, ix.reranker)[0])
-        phases["retrieval_seconds"] = time.perf_counter() - tick
-        ix.backend.end_measurement()  # raises when a remote index changed under the run
-        backend_block = ix.backend.describe()
-        run_stats = ix.backend.run_stats()
+        return measure_arm(cfg, ix, phases, started)
+
+
+def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *,
+                latency_method: str = LATENCY_METHOD,
+                runinfo_extra: dict | None = None) -> BenchOutcome:
+    """Retrieve, score and write one arm over an open index (``harness sweep`` runs several
+    arms over one); ``runinfo_extra`` adds to runinfo.json, never to the claim."""
+    measures = resolve(cfg.measures)
+    tick = time.perf_counter()
+    lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
+                                             ix.doc_text, ix.reranker)
+    repeats = repeat_retrieval(ix.backend, lists, lambda: retrieve_queries(
+        cfg, ix.backend, ix.queries, ix.doc_file, ix.doc_text, ix.reranker)[0])
+    phases["retrieval_seconds"] = time.perf_counter() - tick
+    ix.backend.end_measurement()  # raises when a remote index changed under the run
+    backend_block = ix.backend.describe()
+    run_stats = ix.backend.run_stats()
     reranker = ix.reranker._reranker if ix.reranker is not None else None
 
     tick = time.perf_counter()
@@ -225,13 +237,15 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         "command": "bench",
         "elapsed_seconds": time.perf_counter() - started,
         "phases": phases,
-        "retrieval_latency_ms": latency_block(latency, cfg.workers, LATENCY_METHOD,
+        "retrieval_latency_ms": latency_block(latency, cfg.workers, latency_method,
                                               cfg.query_batch),
         "workers": cfg.workers,
         "query_batch": cfg.query_batch,
         "embedding": run_stats.get("embedding", {"texts_embedded": 0, "texts_from_cache": 0}),
         "backend": {k: v for k, v in run_stats.items() if k != "embedding"},
         "cache_dir": str(cfg.resolved_cache_dir) if cfg.uses_dense else None,
+        "prepared_cache": ix.cache,
+        **(runinfo_extra or {}),
     }
     out = write_results(cfg.out, metrics, metrics_md=files.pop("metrics.md"),
                         per_query=files.pop("per_query"), rankings=files.pop("rankings"),

@@ -1,0 +1,115 @@
+"""The BM25 index cache: an unchanged set of documents is tokenised and indexed once.
+
+One directory per index under ``<prepared cache>/bm25/<key>``: ``bm25s``'s own saved index
+(``BM25.save``: the score matrix as ``.npy`` arrays, its parameters, its vocabulary) and the
+harness's vocabulary (``vocab.json``, token -> id as the tokeniser assigned them).  Keyed by
+the sha256 of the indexed documents in index order (id and lexical text of each), ``k1``,
+``b``, the variant, the tokeniser's description, the ``bm25s`` and numpy versions and the
+code revision (the backend, the tokeniser and this cache), so any change to any of them
+is a miss.  Published whole and built once under a per-key lock
+(:mod:`harness.retrieval.cache_store`); arrays are read with ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import logging
+from pathlib import Path
+from typing import Callable, Sequence
+
+from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, source_files, \
+    source_revision
+
+log = logging.getLogger(__name__)
+
+INDEX_FORMAT = 1
+REVISION_SOURCES = ("harness/retrieval/backends/embedded.py",
+                    "harness/retrieval/backends/tokenizer.py",
+                    "harness/retrieval/index_cache.py", "harness/retrieval/cache_store.py")
+VOCAB_FILE = "vocab.json"
+_EMPTY = "empty"  # marker file: no document had a token, the leg matches nothing
+
+
+@functools.lru_cache(maxsize=1)
+def code_revision() -> str:
+    return source_revision(source_files(*REVISION_SOURCES))
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover
+        return "unknown"
+
+
+def documents_sha256(docs: Sequence) -> str:
+    """sha256 over ``doc_id NUL text LF`` of every document, in index order."""
+    digest = hashlib.sha256()
+    for d in docs:
+        digest.update(d.doc_id.encode("utf-8") + b"\0" + d.text.encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def index_key(docs: Sequence, k1: float, b: float, tokenizer: dict) -> dict:
+    return {"entry": "bm25", "format": INDEX_FORMAT, "documents": documents_sha256(docs),
+            "count": len(docs), "k1": k1, "b": b, "variant": "lucene", "tokenizer": tokenizer,
+            "bm25s": _version("bm25s"), "numpy": _version("numpy"), "revision": code_revision()}
+
+
+class BM25IndexCache:
+    """``fetch(docs, k1, b, tokenizer, build) -> (vocab, model)``: from the cache or
+    ``build(docs)``; the outcome goes to ``report["bm25_index"]``."""
+
+    def __init__(self, root, report: dict | None = None):
+        self.store = KeyedStore(Path(root), "bm25")
+        self.report = report if report is not None else {}
+
+    def fetch(self, docs: Sequence, k1: float, b: float, tokenizer: dict,
+              build: Callable[[Sequence], tuple]) -> tuple[dict, object]:
+        key = index_key(docs, k1, b, tokenizer)
+        digest = key_digest(key)
+
+        def write(value) -> None:
+            vocab, model = value
+
+            def fill(tmp: Path) -> None:
+                if model is None:
+                    (tmp / _EMPTY).write_text("", encoding="utf-8")
+                else:
+                    model.save(str(tmp), show_progress=False)
+                (tmp / VOCAB_FILE).write_text(json.dumps(vocab, ensure_ascii=False),
+                                              encoding="utf-8")
+                (tmp / "key.json").write_text(json.dumps(key, sort_keys=True),
+                                              encoding="utf-8")
+            self.store.publish_directory(digest, fill)
+
+        value, outcome = get_or_build(self.store, digest, functools.partial(_read, key),
+                                      lambda: build(docs), write)
+        self.report["bm25_index"] = {"outcome": outcome, "key": digest}
+        return value
+
+
+def _read(key: dict, path: Path):
+    if not path.is_dir():
+        return None
+    try:
+        stored = json.loads((path / "key.json").read_text(encoding="utf-8"))
+        vocab = json.loads((path / VOCAB_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"not a readable index: {exc}") from None
+    if stored != key:
+        raise ValueError("its key does not match its name")
+    if (path / _EMPTY).exists():
+        return vocab, None
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    try:
+        model = bm25s.BM25.load(str(path), load_vocab=True, mmap=False, allow_pickle=False,
+                                show_progress=False)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"not a readable bm25s index: {exc}") from None
+    return vocab, model
