@@ -5,6 +5,7 @@ variable                    what                                        default
 ==========================  ==========================================  ===========================
 ``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
 ``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
+``HARNESS_MODELS``          per-user models exported once per machine   ``~/.cache/retrieval-eval/models``
 ``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
@@ -23,6 +24,7 @@ WAREHOUSE = "HARNESS_WAREHOUSE"
 WAREHOUSE_DEFAULT = "warehouse.duckdb"
 CACHE = "HARNESS_CACHE"
 CACHE_DEFAULT = "cache"
+MODELS = "HARNESS_MODELS"
 RERANKER = "HARNESS_RERANKER"
 DATA_DIR = "INGESTION_DATA_DIR"
 OPENSEARCH_URL = "OPENSEARCH_URL"
@@ -44,6 +46,13 @@ def warehouse_path() -> Path:
 def cache_dir() -> Path:
     """``$HARNESS_CACHE`` if set, else ``./cache``."""
     return Path(_get(CACHE) or CACHE_DEFAULT)
+
+
+def models_dir() -> Path:
+    """``$HARNESS_MODELS`` or ``~/.cache/retrieval-eval/models``: models derived once per
+    machine and user (the ONNX exports), shared by every working directory."""
+    env = _get(MODELS)
+    return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "models"
 
 
 def reranker() -> str | None:
