@@ -114,8 +114,8 @@ PROFILES: dict[str, ModelProfile] = {
         description="all-MiniLM-L6-v2 vectors times a fixed random orthogonal 384x384 matrix "
                     "(QR of a seeded Gaussian matrix, signs fixed)",
         situation="control: the same model in a rotated space; an adapter must bridge it "
-                  "perfectly (retention >= 0.99) and it retrieves exactly as well as the "
-                  "base (gain 1), so no upgrade is needed",
+                  "perfectly (retention >= 0.99) and it retrieves exactly what the base "
+                  "retrieves (gain 1): an equivalent, so moving to it gains nothing",
     ),
     "minilm-static-256": ModelProfile(
         model_id="minilm-static-256",
