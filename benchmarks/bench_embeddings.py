@@ -42,7 +42,7 @@ def _row(label, ours, baseline, unit, ratio, target, ok) -> dict:
 
 def _sets(quick: bool) -> dict[str, list[str]]:
     rng = random.Random(SEED)
-    n_long, n_short = (48, 128) if quick else (160, 320)
+    n_long, n_short = (48, 128) if quick else (128, 256)
     val = _qmsum_val()
     if val is not None:
         from ingestion import load_corpus

@@ -19,9 +19,10 @@ weights, offline, for embedding-model migration studies (docs/migration.md): ``r
 pooling), ``distilled`` (a model2vec static model distilled from the base once and kept
 in the cache) and ``onnx`` (the base transformer exported to ONNX, fp32 graph-optimised or
 dynamically quantised to int8, run by ONNX Runtime: the same model with cheaper arithmetic,
-exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`).  Their ``source`` is ``profile:BASE``, ``base`` names the base profile,
-``derivation`` holds the parameters and ``situation`` says which kind of model change the
-pair (base -> derived) stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
+exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`).  Their
+``source`` is ``profile:BASE``, ``base`` names the base profile, ``derivation`` holds the
+parameters and ``situation`` says which kind of model change the pair (base -> derived)
+stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
 """
 
 from __future__ import annotations
