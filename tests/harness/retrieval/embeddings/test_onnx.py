@@ -49,10 +49,14 @@ def encoders(models_dir):
 def test_each_profile_is_exported_once_into_the_models_directory(encoders, models_dir):
     for name in ("minilm-onnx", "minilm-onnx-int8"):
         enc = encoders[name]
-        assert enc.export.parent == models_dir
+        assert enc.export.parent == models_dir and enc.export.name.startswith(f"{name}-")
         assert enc.export == onnx_export.export_dir(PROFILES[name])
+        built = (enc.export / "model.onnx").stat().st_mtime_ns
         assert onnx_export.ensure_export(PROFILES[name]) == enc.export          # reused
-    assert len([p for p in models_dir.iterdir() if not p.name.startswith(".")]) == 2
+        assert (enc.export / "model.onnx").stat().st_mtime_ns == built          # not rebuilt
+    leftovers = [p.name for p in models_dir.iterdir()
+                 if p.name.startswith(".") and not p.name.endswith(".lock")]
+    assert leftovers == []                                                     # no tmp dirs
 
 
 def test_provenance_names_derivation_weights_and_runtime(encoders):
