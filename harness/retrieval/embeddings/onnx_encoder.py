@@ -4,7 +4,8 @@ The export (:mod:`harness.retrieval.embeddings.onnx_export`) holds the transform
 last hidden state; tokenisation is the base model's own tokenizer (truncation at the
 profile's ``max_seq_length``) and pooling is the base's mean over the attention mask, then
 L2 normalisation (:class:`~harness.retrieval.embeddings.encoders.Encoder`).  The session runs
-on the CPU with every graph optimisation, in a fixed thread setting.
+on the CPU with every graph optimisation, in a fixed thread setting, its idle threads
+sleeping rather than spinning.
 
 fp32 rows do not depend on the rest of their batch (padded positions are masked out of
 attention and pooling), so the fp32 profile batches by length.  Dynamic int8 quantisation
@@ -63,6 +64,10 @@ class OnnxEncoder(Encoder):
             options.intra_op_num_threads = INTRA_OP_THREADS
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
+            # idle threads sleep instead of spinning: on a shared machine a spinning pool
+            # takes the cores from the next step (and from everyone else)
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             self._session = ort.InferenceSession(str(self.export / MODEL_FILE), options,
                                                  providers=["CPUExecutionProvider"])
         return self._session
