@@ -23,9 +23,11 @@ SCHEMA_VERSION = 1
 #: evaluation tiers: T0 text-level retention, T1 judged queries (not licence tiers)
 EVAL_TIERS: tuple[str, ...] = ("T0", "T1")
 #: every decision, from "do nothing" to "re-index everything"
-DECISIONS: tuple[str, ...] = ("no_upgrade_needed", "bridge_sufficient", "bridge_and_migrate",
-                              "caution", "full_reindex")
+DECISIONS: tuple[str, ...] = ("equivalent_drop_in", "no_upgrade_needed", "bridge_sufficient",
+                              "bridge_and_migrate", "caution", "full_reindex")
 QUANTITIES = ("arr", "old_retention", "bridge_minus_old", "unadapted", "gain")
+#: the drop-in comparison (top-k overlap, nDCG NEW - OLD): optional, absent in older reports
+EQUIVALENCE = ("overlap", "ndcg_delta")
 
 COLUMNS: b.Columns = (
     ("document_id", "string"), ("eval_tier", "string"), ("headline", "bool"),
@@ -96,6 +98,31 @@ def decision_rows(doc: Mapping[str, Any], document_id: str, stamp: datetime) -> 
     return out
 
 
+def _check_drop_in(block: Mapping[str, Any], thresholds: Mapping[str, Any],
+                   source: b.SourceName, where: str) -> None:
+    """An ``equivalent_drop_in`` decision must be what its own numbers and thresholds give:
+    mean overlap at least ``drop_in_overlap``, |nDCG difference| at most ``drop_in_ndcg``,
+    the difference's interval containing 0."""
+    for key in ("drop_in_overlap", "drop_in_ndcg"):
+        if key not in thresholds:
+            b.fail(source, f"thresholds.{key}", "an equivalent_drop_in decision needs it")
+    for q in EQUIVALENCE:
+        if block.get(q) is None:
+            b.fail(source, f"{where}.{q}", "an equivalent_drop_in decision needs it measured")
+    overlap, delta = block["overlap"], block["ndcg_delta"]
+    if overlap["estimate"] < thresholds["drop_in_overlap"]:
+        b.fail(source, f"{where}.overlap.estimate",
+               f"{overlap['estimate']} is below drop_in_overlap "
+               f"{thresholds['drop_in_overlap']}: not a drop-in")
+    if abs(delta["estimate"]) > thresholds["drop_in_ndcg"]:
+        b.fail(source, f"{where}.ndcg_delta.estimate",
+               f"|{delta['estimate']}| exceeds drop_in_ndcg {thresholds['drop_in_ndcg']}: "
+               "not a drop-in")
+    if not delta["lower"] <= 0.0 <= delta["upper"]:
+        b.fail(source, f"{where}.ndcg_delta",
+               f"the interval [{delta['lower']}, {delta['upper']}] excludes 0: not a drop-in")
+
+
 @dataclasses.dataclass(frozen=True)
 class MigrationClaim(b.Claim):
     KIND: ClassVar[str] = KIND
@@ -150,6 +177,8 @@ class MigrationClaim(b.Claim):
                           nullable=q == "unadapted" or (q == "gain" and name == "T0"))
             if name == "T1" and block.get("gain") is None:
                 b.fail(source, f"{where}.gain", "T1 measures the upgrade gain")
+            for q in EQUIVALENCE:
+                _interval(block.get(q), source, f"{where}.{q}", nullable=True)
             decision = b.mapping(block.get("decision"), source, f"{where}.decision")
             b.choice(decision.get("decision"), DECISIONS, source, f"{where}.decision.decision")
             for key in ("flags", "straddles"):
@@ -165,6 +194,10 @@ class MigrationClaim(b.Claim):
             b.fail(source, "thresholds", "must record the thresholds the decision used")
         for key, value in thresholds.items():
             b.number(value, source, f"thresholds.{key}")
+        for name, block in sorted(tiers.items()):
+            if block["decision"]["decision"] == "equivalent_drop_in":
+                _check_drop_in(block, thresholds, source, f"tiers.{name}")
+
 
     def table_rows(self, document_id: str, stamp: datetime,
                    run_id: str | None = None) -> b.TableRows:

@@ -6,6 +6,7 @@ variable                    what                                        default
 ``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
 ``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
 ``HARNESS_PREPARED_CACHE``  prepared corpora and BM25 indexes           ``prepared`` in the cache dir
+``HARNESS_MODELS``          per-user models exported once per machine   ``~/.cache/retrieval-eval/models``
 ``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
@@ -26,6 +27,7 @@ CACHE = "HARNESS_CACHE"
 CACHE_DEFAULT = "cache"
 PREPARED_CACHE = "HARNESS_PREPARED_CACHE"
 PREPARED_CACHE_DEFAULT = "prepared"
+MODELS = "HARNESS_MODELS"
 RERANKER = "HARNESS_RERANKER"
 DATA_DIR = "INGESTION_DATA_DIR"
 OPENSEARCH_URL = "OPENSEARCH_URL"
@@ -56,6 +58,13 @@ def prepared_cache_dir(base: str | Path | None = None) -> Path:
     if env:
         return Path(env)
     return Path(base if base else cache_dir()) / PREPARED_CACHE_DEFAULT
+
+
+def models_dir() -> Path:
+    """``$HARNESS_MODELS`` or ``~/.cache/retrieval-eval/models``: models derived once per
+    machine and user (the ONNX exports), shared by every working directory."""
+    env = _get(MODELS)
+    return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "models"
 
 
 def reranker() -> str | None:

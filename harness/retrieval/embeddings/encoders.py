@@ -5,6 +5,10 @@ Every encoder exposes ``model_id``, ``weights_sha256``, ``dimension``, ``label``
 ``encode_queries`` / ``encode_documents`` returning float32 ``(n, dimension)`` arrays,
 L2-normalised when the profile says so.  Prefixes are applied here and nowhere else, so the
 embedding cache keys on exactly the text the model read.
+
+Every encoder with a tokenizer batches by token length
+(:mod:`harness.retrieval.embeddings.batching`): :meth:`Encoder.token_lengths` gives the
+lengths, :meth:`Encoder._encode_raw` sees one length-sorted batch at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from harness.core import heavy, settings
 from harness.core.canonical import sha256_file
+from harness.retrieval.embeddings.batching import encode_by_length
 from harness.retrieval.embeddings.profiles import ModelProfile
 
 log = logging.getLogger(__name__)
@@ -71,11 +76,23 @@ class Encoder:
     def _encode_raw(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed texts exactly as given (prefixes already applied)."""
+    def token_lengths(self, texts: Sequence[str]) -> list[int] | None:
+        """Tokens per text as the model reads them (truncated), or None for an encoder
+        without a tokenizer of its own (its texts then go to :meth:`_encode_raw` at once)."""
+        return None
+
+    def encode(self, texts: Sequence[str], *, length_aware: bool = True) -> np.ndarray:
+        """Embed texts exactly as given (prefixes already applied), in length-sorted batches
+        of ``batch_size`` (``length_aware=False``: in the given order, for comparison)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = np.asarray(self._encode_raw(list(texts)), dtype=np.float32)
+        texts = list(texts)
+        lengths = self.token_lengths(texts)
+        if lengths is None:
+            vectors = np.asarray(self._encode_raw(texts), dtype=np.float32)
+        else:
+            vectors = encode_by_length(texts, lengths if length_aware else [0] * len(texts),
+                                       self.batch_size, self._encode_raw)
         if vectors.ndim != 2 or vectors.shape != (len(texts), self.dimension):
             raise ValueError(f"{self.model_id}: expected vectors of shape "
                              f"({len(texts)}, {self.dimension}), got {vectors.shape}")
@@ -124,9 +141,19 @@ class SentenceTransformerEncoder(Encoder):
         if profile.max_seq_length:
             self.model.max_seq_length = profile.max_seq_length
 
+    def token_lengths(self, texts):
+        return transformer_lengths(self.model.tokenizer, texts, self.model.max_seq_length)
+
     def _encode_raw(self, texts):
-        return self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+        return self.model.encode(texts, batch_size=len(texts), show_progress_bar=False,
                                  convert_to_numpy=True, normalize_embeddings=False)
+
+
+def transformer_lengths(tokenizer, texts, max_length: int | None) -> list[int]:
+    """Tokens per text, special tokens included, truncated at ``max_length``."""
+    ids = tokenizer(list(texts), add_special_tokens=True, truncation=max_length is not None,
+                    max_length=max_length)["input_ids"]
+    return [len(row) for row in ids]
 
 
 class StaticEncoder(Encoder):
@@ -142,6 +169,10 @@ class StaticEncoder(Encoder):
             raise ValueError(f"embedding model {profile.model_id}: declared dimension "
                              f"{profile.dimension} but the model produces {actual}")
 
+    def token_lengths(self, texts):
+        return [len(e.ids) for e in self.model.tokenizer.encode_batch_fast(
+            list(texts), add_special_tokens=False)]
+
     def _encode_raw(self, texts):
-        return self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+        return self.model.encode(texts, batch_size=len(texts), show_progress_bar=False,
                                  use_multiprocessing=False)

@@ -13,6 +13,8 @@ the lazy encoders a migration study compares.
   model retrieves what the base retrieves.
 * ``truncated``: the base's first ``dims`` coordinates, renormalised.
 * ``repooled``: the base transformer read out with another pooling (e.g. CLS).
+* ``onnx``: the base transformer exported to ONNX once per machine
+  (:mod:`harness.retrieval.embeddings.onnx_encoder`); its weights are the export's file.
 * ``distilled``: a model2vec static model distilled from the base (``model2vec.distill``,
   PCA to ``pca_dims``), built once into ``MODELS_DIR`` under the cache directory and keyed
   by the base's weights digest, the derivation's parameters and the model2vec version.
@@ -42,7 +44,8 @@ from harness.core.canonical import canonical_line
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
 from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerEncoder,
                                                    StaticEncoder, offline_transformers,
-                                                   weights_sha256)
+                                                   transformer_lengths, weights_sha256)
+from harness.retrieval.embeddings.onnx_encoder import OnnxEncoder
 from harness.retrieval.embeddings.profiles import (DERIVED_KINDS, PROFILES, ModelProfile,
                                                    resolve_profile, source_path)
 from harness.stats.seeding import derive_rng
@@ -241,8 +244,12 @@ class RepooledEncoder(_Derived):
             self._model = SentenceTransformer(modules=[transformer, pooling], device="cpu")
         return self._model
 
+    def token_lengths(self, texts):
+        model = self._load()
+        return transformer_lengths(model.tokenizer, texts, model.max_seq_length)
+
     def _encode_raw(self, texts):
-        return self._load().encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+        return self._load().encode(texts, batch_size=len(texts), show_progress_bar=False,
                                    convert_to_numpy=True, normalize_embeddings=False)
 
 
@@ -307,6 +314,9 @@ def build_encoder(profile: ModelProfile, batch_size: int | None = None,
         raise ValueError(f"{profile.model_id}: kind {profile.kind!r} is not derived; "
                          f"derived kinds: {sorted(DERIVED_KINDS)}")
     base_path = source_path(profile.source)
+    if profile.kind == "onnx":
+        kwargs = {} if batch_size is None else {"batch_size": batch_size}
+        return OnnxEncoder(profile, base_path, **kwargs)
     if profile.kind in ("rotated", "truncated"):
         return TransformedEncoder(profile, base_path, batch_size, cache, base)
     if profile.kind == "repooled":

@@ -16,10 +16,13 @@ ships the weights and exposes ``get_model_path()``) or a directory; nothing is d
 weights, offline, for embedding-model migration studies (docs/migration.md): ``rotated``
 (the base's vectors times a fixed seeded orthogonal matrix), ``truncated`` (the base's first
 ``dims`` coordinates, renormalised), ``repooled`` (the base transformer with another
-pooling) and ``distilled`` (a model2vec static model distilled from the base once and kept
-in the cache).  Their ``source`` is ``profile:BASE``, ``base`` names the base profile,
-``derivation`` holds the parameters and ``situation`` says which kind of model change the
-pair (base -> derived) stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
+pooling), ``distilled`` (a model2vec static model distilled from the base once and kept
+in the cache) and ``onnx`` (the base transformer exported to ONNX, fp32 graph-optimised or
+dynamically quantised to int8, run by ONNX Runtime: the same model with cheaper arithmetic,
+exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`).  Their
+``source`` is ``profile:BASE``, ``base`` names the base profile, ``derivation`` holds the
+parameters and ``situation`` says which kind of model change the pair (base -> derived)
+stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pathlib import Path
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: profile kinds built from another profile's weights (encoders: harness.retrieval.embeddings.models)
-DERIVED_KINDS: tuple[str, ...] = ("distilled", "repooled", "rotated", "truncated")
+DERIVED_KINDS: tuple[str, ...] = ("distilled", "onnx", "repooled", "rotated", "truncated")
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,8 @@ PROFILES: dict[str, ModelProfile] = {
         description="all-MiniLM-L6-v2 vectors times a fixed random orthogonal 384x384 matrix "
                     "(QR of a seeded Gaussian matrix, signs fixed)",
         situation="control: the same model in a rotated space; an adapter must bridge it "
-                  "perfectly (retention >= 0.99) and it retrieves exactly as well as the "
-                  "base (gain 1), so no upgrade is needed",
+                  "perfectly (retention >= 0.99) and it retrieves exactly what the base "
+                  "retrieves (gain 1): an equivalent, so moving to it gains nothing",
     ),
     "minilm-static-256": ModelProfile(
         model_id="minilm-static-256",
@@ -155,6 +158,37 @@ PROFILES: dict[str, ModelProfile] = {
         description="the first 256 coordinates of all-MiniLM-L6-v2's vectors, renormalised",
         situation="same-family drift with a dimension change (384 -> 256): a smaller "
                   "version of the same space, no unadapted baseline",
+    ),
+    # The same transformer with cheaper arithmetic: candidates for a drop-in replacement.
+    "minilm-onnx": ModelProfile(
+        model_id="minilm-onnx",
+        kind="onnx",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("fusion", "bert"), ("opset", 17), ("precision", "fp32")),
+        description="all-MiniLM-L6-v2 exported to ONNX (fp32), fused offline by ONNX "
+                    "Runtime's transformer optimiser, run by ONNX Runtime on the CPU",
+        situation="cheaper arithmetic, same model: the same weights in fp32 on another "
+                  "runtime; it should retrieve what the base retrieves (a drop-in)",
+    ),
+    "minilm-onnx-int8": ModelProfile(
+        model_id="minilm-onnx-int8",
+        kind="onnx",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("per_channel", True), ("precision", "int8"),
+                    ("quantization", "dynamic"), ("quantize_from", "minilm-onnx"),
+                    ("weight_type", "qint8")),
+        description="minilm-onnx quantised dynamically to int8 (weights per output channel, "
+                    "activations per tensor at run time), run by ONNX Runtime on the CPU",
+        situation="cheaper arithmetic, same model: int8 weights and activations; whether it "
+                  "is a drop-in is what the study measures",
     ),
 }
 

@@ -8,6 +8,12 @@ Both can be good while bridging is still worse than keeping OLD, so OLD's own re
 
 Rules, in order (the first that fires decides):
 
+0. ``drop_in``: measured only where both are (T1): NEW's top-k overlaps OLD's by at least
+   ``drop_in_overlap`` on average, and the nDCG@k difference NEW - OLD is within
+   ``drop_in_ndcg`` of 0 with an interval that contains 0 -> ``equivalent_drop_in``: NEW
+   retrieves what OLD retrieves, so a cheaper NEW can replace OLD (re-embed the corpus with
+   NEW; no adapter, no gain needed).  Without it an equivalent model would fall to rule 1
+   (its gain is about 1) and read "no upgrade needed", which answers another question.
 1. ``gain_below_floor``: the gain is measured (T1) and below ``gain_floor``: NEW is not
    worth a migration -> ``no_upgrade_needed``.
 2. ``bridge_worse_than_old``: OLD's retention exceeds ARR by more than ``borderline_band``:
@@ -38,6 +44,11 @@ from typing import Mapping
 
 
 THRESHOLDS: dict[str, float] = {
+    # a drop-in retrieves what OLD retrieves: mean top-k overlap at least this ...
+    "drop_in_overlap": 0.95,
+    # ... and |nDCG@k(NEW) - nDCG@k(OLD)| at most this, its interval containing 0
+    # (the equivalence bar of a cheaper runtime or precision of the same model)
+    "drop_in_ndcg": 0.005,
     # NEW must retrieve at least 3% better than OLD (oracle recall / OLD recall) to be worth
     # a migration.  Reference: gains 0.993, 1.018, 0.845 were "no upgrade"; 1.060 was not,
     # so the floor lies in (1.018, 1.060].
@@ -56,6 +67,8 @@ THRESHOLDS: dict[str, float] = {
 
 #: what each threshold is compared with (the quantity whose interval may straddle it)
 COMPARED: dict[str, str] = {
+    "drop_in_overlap": "overlap",
+    "drop_in_ndcg": "ndcg_delta",
     "gain_floor": "gain",
     "borderline_band": "bridge_minus_old",
     "bridge_sufficient": "arr",
@@ -72,7 +85,7 @@ BANDS: tuple[tuple[str, str], ...] = (("bridge_sufficient", "bridge_sufficient")
 @dataclass(frozen=True)
 class Decision:
     decision: str
-    #: the rule that fired: gain_below_floor, bridge_worse_than_old or arr_band
+    #: the rule that fired: drop_in, gain_below_floor, bridge_worse_than_old or arr_band
     rule: str
     reason: str
     flags: tuple[str, ...] = ()
@@ -94,6 +107,9 @@ def check_thresholds(thresholds: Mapping[str, float]) -> dict[str, float]:
                          f"caution > 0, got {out}")
     if out["borderline_band"] < 0 or out["gain_floor"] <= 0:
         raise ValueError(f"thresholds: borderline_band must be >= 0 and gain_floor > 0, got {out}")
+    if not 0 < out["drop_in_overlap"] <= 1 or out["drop_in_ndcg"] < 0:
+        raise ValueError("thresholds: drop_in_overlap must be in (0, 1] and drop_in_ndcg >= 0, "
+                         f"got {out}")
     return out
 
 
@@ -102,16 +118,28 @@ def _straddles(value: float, interval) -> bool:
 
 
 def decide(arr: float, old_arr: float, gain: float | None = None, *,
+           overlap: float | None = None, ndcg_delta: float | None = None,
            intervals: Mapping[str, tuple[float, float]] | None = None,
            thresholds: Mapping[str, float] = THRESHOLDS) -> Decision:
     """The recommendation for one tier (module docstring).
 
     ``arr``: adapted recall retention; ``old_arr``: OLD's own retention (same denominator);
-    ``gain``: upgrade gain, None when not measured (T0).  ``intervals`` maps ``arr``,
-    ``gain`` and ``bridge_minus_old`` (ARR - OLD retention) to ``(lower, upper)`` for the
-    straddle flag.
+    ``gain``: upgrade gain, None when not measured (T0); ``overlap``: mean top-k overlap of
+    NEW and OLD; ``ndcg_delta``: mean nDCG@k NEW - OLD (both None when not measured; rule
+    0 needs both and the ``ndcg_delta`` interval).  ``intervals`` maps ``arr``, ``gain``,
+    ``bridge_minus_old`` (ARR - OLD retention), ``overlap`` and ``ndcg_delta`` to
+    ``(lower, upper)`` for the straddle flag.
     """
     t = check_thresholds(thresholds)
+    if (overlap is None) != (ndcg_delta is None):
+        raise ValueError("decide: overlap and ndcg_delta are measured together or not at all")
+    if overlap is not None and not (isinstance(overlap, (int, float)) and 0 <= overlap <= 1):
+        raise ValueError(f"decide: overlap must be in [0, 1], got {overlap!r}")
+    if ndcg_delta is not None and not (isinstance(ndcg_delta, (int, float))
+                                       and -1 <= ndcg_delta <= 1):
+        raise ValueError(f"decide: ndcg_delta must be in [-1, 1], got {ndcg_delta!r}")
+    if ndcg_delta is not None and "ndcg_delta" not in (intervals or {}):
+        raise ValueError("decide: the drop-in rule needs the ndcg_delta interval")
     for name, value in (("arr", arr), ("old_arr", old_arr)) + ((("gain", gain),) if gain is not None else ()):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
                 or value < 0:
@@ -131,13 +159,25 @@ def decide(arr: float, old_arr: float, gain: float | None = None, *,
         crossed = []
         for name in consulted:
             quantity = COMPARED[name]
-            value = -t[name] if name == "borderline_band" else t[name]
-            if _straddles(value, intervals.get(quantity)):
+            values = ((-t[name],) if name == "borderline_band" else
+                      (-t[name], t[name]) if name == "drop_in_ndcg" else (t[name],))
+            if any(_straddles(value, intervals.get(quantity)) for value in values):
                 crossed.append(name)
         if crossed:
             flags.add("straddles_threshold")
         return Decision(decision, rule, reason, tuple(sorted(flags)), tuple(sorted(crossed)))
 
+    if overlap is not None and ndcg_delta is not None:
+        consulted.extend(("drop_in_overlap", "drop_in_ndcg"))
+        lower, upper = intervals["ndcg_delta"]
+        if (overlap >= t["drop_in_overlap"] and abs(ndcg_delta) <= t["drop_in_ndcg"]
+                and lower <= 0.0 <= upper):
+            return done("equivalent_drop_in", "drop_in",
+                        f"NEW's top results overlap OLD's by {overlap:.3f} on average (at least "
+                        f"{t['drop_in_overlap']:.3f}) and nDCG moves by {ndcg_delta:+.4f} "
+                        f"[{lower:+.4f}, {upper:+.4f}] (within {t['drop_in_ndcg']:.3f}, the "
+                        "interval containing 0): NEW retrieves what OLD retrieves and can "
+                        "replace it (re-embed with NEW)")
     if gain is not None:
         consulted.append("gain_floor")
         if gain < t["gain_floor"]:

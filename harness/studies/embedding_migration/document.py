@@ -105,6 +105,19 @@ def render_markdown(doc: Mapping) -> str:
                      _signed(t["bridge_minus_old"]), t["decision"]["decision"]])
     out += [_table(["tier", "queries", "index", "oracle recall", "ARR", "OLD alone",
                     "unadapted", "upgrade gain", "ARR - OLD", "decision"], rows), ""]
+    drop_in = [[name, _iv(tiers[name].get("overlap")),
+                _f(tiers[name].get("overlap_min")),
+                "n/a" if not tiers[name].get("ndcg") else _f(tiers[name]["ndcg"]["old"], 4),
+                "n/a" if not tiers[name].get("ndcg") else _f(tiers[name]["ndcg"]["new"], 4),
+                _signed(tiers[name].get("ndcg_delta"), 4)]
+               for name in TIERS if name in tiers and tiers[name].get("overlap") is not None]
+    if drop_in:
+        out += ["## Can NEW replace OLD outright?", "",
+                f"Top-{settings['k']} overlap per query (NEW in NEW's index vs OLD in OLD's) and "
+                f"the paired nDCG@{settings['k']} difference NEW - OLD over the judged grades "
+                f"(T1), {conf} bootstrap intervals of the means.", "",
+                _table(["tier", "mean overlap", "min overlap", f"nDCG@{settings['k']} OLD",
+                        f"nDCG@{settings['k']} NEW", "NEW - OLD"], drop_in), ""]
     for name in TIERS:
         if name not in tiers:
             continue
@@ -159,7 +172,11 @@ def summary_lines(doc: Mapping) -> list[str]:
             continue
         lines.append(f"{name}: ARR {_iv(t['arr'])}  OLD {_iv(t['old_retention'])}  unadapted "
                      f"{_iv(t['unadapted']) if t['unadapted'] else 'n/a'}  gain "
-                     f"{_iv(t['gain']) if t['gain'] else '-'}  -> {t['decision']['decision']}")
+                     f"{_iv(t['gain']) if t['gain'] else '-'}"
+                     + (f"  overlap {_iv(t['overlap'])}" if t.get("overlap") else "")
+                     + (f"  nDCG NEW-OLD {_signed(t['ndcg_delta'], 4)}"
+                        if t.get("ndcg_delta") else "")
+                     + f"  -> {t['decision']['decision']}")
     head = doc["decision"]
     lines.append(f"decision ({head['tier']}): {head['decision']}")
     return lines

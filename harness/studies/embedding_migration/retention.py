@@ -17,6 +17,15 @@ each resample draws query indices once and sums numerator and denominator over t
 ones.  Every quantity of one tier uses the same stream (``seed`` with labels ``migration``,
 tier), so they are resampled on identical draws, and each estimate is checked to lie inside
 its own interval (:func:`harness.stats.intervals.check_contains` raises when it does not).
+
+Whether NEW can replace OLD outright (a cheaper model of the same space): per query, the
+top-``k`` overlap ``|top_k(NEW in NEW's index) & top_k(OLD in OLD's index)| / k``, and at
+T1 the paired difference nDCG@k(NEW) - nDCG@k(OLD) over the judged grades (Jarvelin and
+Kekalainen 2002, "Cumulated gain-based evaluation of IR techniques", TOIS 20(4); gain =
+grade, discount ``log2(rank + 1)``, ideal ranking from every judged grade, as trec_eval's
+``ndcg_cut``).  Both are means with bootstrap intervals
+(:func:`harness.stats.intervals.bootstrap_mean_interval`), each on its own stream (labels
+``migration``, tier, quantity).
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ from typing import Sequence
 import numpy as np
 
 from harness.retrieval.backends.topk import top_k_rows
-from harness.stats.intervals import Interval, check_contains, paired_ratio_interval
+from harness.stats.intervals import (Interval, bootstrap_mean_interval, check_contains,
+                                     paired_ratio_interval)
 from harness.stats.seeding import STREAM_RULE, derive_rng
 
 log = logging.getLogger(__name__)
@@ -103,3 +113,41 @@ def interval_block(interval: Interval) -> dict:
     """What the report records for one ratio."""
     return {"estimate": interval.estimate, "lower": interval.lower, "upper": interval.upper,
             "degenerate": interval.degenerate}
+
+
+def overlap_at_k(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per query: the share of ``a``'s top k that is also in ``b``'s top k."""
+    if a.shape != b.shape:
+        raise ValueError(f"overlap: rankings of shapes {a.shape} and {b.shape}")
+    k = a.shape[1]
+    return np.array([len(set(x.tolist()) & set(y.tolist())) / k for x, y in zip(a, b)],
+                    dtype=np.float64)
+
+
+def ndcg_at_k(top: np.ndarray, grades: Sequence[dict[int, float]]) -> np.ndarray:
+    """Per query: nDCG@k of the ranking ``top`` (positions) under graded judgements
+    ``{position: grade > 0}`` (module docstring); a query needs one positive grade."""
+    if len(top) != len(grades):
+        raise ValueError(f"nDCG: {len(top)} rankings for {len(grades)} judgement sets")
+    k = top.shape[1]
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    out = np.empty(len(top), dtype=np.float64)
+    for i, (row, judged) in enumerate(zip(top, grades)):
+        ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
+        if not ideal:
+            raise ValueError(f"nDCG: query {i} has no positive grade")
+        dcg = sum(judged.get(int(p), 0.0) * discount[r] for r, p in enumerate(row)
+                  if judged.get(int(p), 0.0) > 0)
+        out[i] = dcg / float(np.dot(ideal, discount[:len(ideal)]))
+    return out
+
+
+def mean_interval(values, *, tier: str, seed: int, resamples: int, confidence: float,
+                  method: str, what: str) -> Interval:
+    """``mean(values)`` with its bootstrap interval (stream: ``migration``, tier, ``what``),
+    checked to contain its estimate."""
+    interval = bootstrap_mean_interval(np.asarray(values, dtype=np.float64), method=method,
+                                       confidence=confidence, resamples=resamples, seed=seed,
+                                       rng=derive_rng(seed, "migration", tier, what))
+    check_contains(interval.estimate, interval.lower, interval.upper, f"{tier} {what}")
+    return interval

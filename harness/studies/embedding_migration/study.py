@@ -16,7 +16,10 @@ Splits (all seeded, all recorded):
 T0: a proxy's relevant document is NEW's nearest document with the proxy itself masked
 (NEW's exact kNN in NEW's index); the oracle therefore finds it at rank 1.  T1: the
 corpus's real queries and judgements (every chunk is indexed), recall@k against the
-judged-relevant chunks.  Quantities and decisions: :mod:`harness.studies.embedding_migration.retention`,
+judged-relevant chunks.  Both tiers also compare OLD and NEW directly, for a NEW that might
+replace OLD outright: the per-query top-k overlap of NEW in NEW's index with OLD in OLD's
+index, and at T1 the paired nDCG@k difference over the judged grades.  Quantities and
+decisions: :mod:`harness.studies.embedding_migration.retention`,
 :mod:`harness.studies.embedding_migration.decision`.
 """
 
@@ -33,8 +36,9 @@ from harness.studies.embedding_migration import adapters as adapters_mod
 from harness.claims.migration import EVAL_TIERS as TIERS
 from harness.claims.migration import KIND, SCHEMA_VERSION
 from harness.studies.embedding_migration.decision import THRESHOLDS, check_thresholds, decide
-from harness.studies.embedding_migration.retention import (STREAM, hits, interval_block, ratio, recall_at_k,
-                                         search)
+from harness.studies.embedding_migration.retention import (STREAM, hits, interval_block,
+                                                         mean_interval, ndcg_at_k, overlap_at_k,
+                                                         ratio, recall_at_k, search)
 from harness.stats.intervals import METHODS
 from harness.stats.seeding import check_seed, derive_rng
 
@@ -167,11 +171,17 @@ def _t0_hits(q_new, new_index, old_index, mask, k, *, adapted=None, q_old=None):
 
 
 def _tier_block(tier: str, values: Mapping[str, np.ndarray], options: StudyOptions,
-                dims: tuple[int, int], extra: Mapping) -> dict:
-    """Ratios with intervals, the decision and the caveat of one tier."""
+                dims: tuple[int, int], extra: Mapping,
+                equivalence: Mapping[str, np.ndarray] | None = None) -> dict:
+    """Ratios with intervals, the drop-in comparison, the decision and the caveat of one
+    tier (``equivalence``: per-query ``overlap`` and, at T1, ``ndcg_old`` / ``ndcg_new``)."""
     def r(num, den, what):
         return ratio(num, den, tier=tier, seed=options.seed, resamples=options.resamples,
                      confidence=options.confidence, method=options.method, what=what)
+
+    def m(series, what):
+        return mean_interval(series, tier=tier, seed=options.seed, resamples=options.resamples,
+                             confidence=options.confidence, method=options.method, what=what)
 
     oracle, adapted, old = values["oracle"], values["adapted"], values["old"]
     arr = r(adapted, oracle, "ARR")
@@ -187,8 +197,21 @@ def _tier_block(tier: str, values: Mapping[str, np.ndarray], options: StudyOptio
     intervals = {"arr": (arr.lower, arr.upper), "bridge_minus_old": (bridge.lower, bridge.upper)}
     if gain is not None:
         intervals["gain"] = (gain.lower, gain.upper)
+    equivalence = equivalence or {}
+    overlap = m(equivalence["overlap"], "top-k overlap") if "overlap" in equivalence else None
+    delta, ndcg = None, None
+    if "ndcg_new" in equivalence:
+        ndcg_old, ndcg_new = equivalence["ndcg_old"], equivalence["ndcg_new"]
+        delta = m(ndcg_new - ndcg_old, "nDCG NEW - OLD")
+        ndcg = {"old": float(ndcg_old.mean()), "new": float(ndcg_new.mean())}
+        intervals["ndcg_delta"] = (delta.lower, delta.upper)
+    if overlap is not None:
+        intervals["overlap"] = (overlap.lower, overlap.upper)
     decision = decide(arr.estimate, old_ret.estimate,
                       gain.estimate if gain is not None else None,
+                      overlap=overlap.estimate if overlap is not None and delta is not None
+                      else None,
+                      ndcg_delta=delta.estimate if delta is not None else None,
                       intervals=intervals, thresholds=options.thresholds)
     return {
         **extra,
@@ -202,6 +225,10 @@ def _tier_block(tier: str, values: Mapping[str, np.ndarray], options: StudyOptio
         "unadapted": interval_block(unadapted) if unadapted is not None else None,
         "unadapted_reason": reason,
         "gain": interval_block(gain) if gain is not None else None,
+        "overlap": interval_block(overlap) if overlap is not None else None,
+        "overlap_min": float(equivalence["overlap"].min()) if overlap is not None else None,
+        "ndcg": ndcg,
+        "ndcg_delta": interval_block(delta) if delta is not None else None,
         "decision": decision.to_dict(),
         "caveat": T0_CAVEAT if tier == "T0" else None,
     }
@@ -302,15 +329,18 @@ def run_study(corpus, chunks, judgements, old, new, options: StudyOptions | None
         mask = [in_sample[int(p)] for p in s.heldout]
         v = _t0_hits(q_new, new_s, old_s, mask, options.k, adapted=adapter.apply(q_new),
                      q_old=q_old)
+        v["overlap"] = overlap_at_k(search(q_new, new_s, options.k, mask),
+                                    search(q_old, old_s, options.k, mask))
         tiers["T0"] = _tier_block("T0", v, options, dims, {
             "queries": "held-out documents encoded as queries",
             "relevance": "NEW's nearest document to the proxy, the proxy itself masked",
-            "index_documents": int(len(s.sample))})
+            "index_documents": int(len(s.sample))}, {"overlap": v["overlap"]})
         for i, p in enumerate(s.heldout):
             per_query.append({"tier": "T0", "query_id": doc_ids[p],
                               "relevant": [doc_ids[int(s.sample[v["relevant"][i]])]],
                               **{key: float(v[key][i]) for key in
-                                 ("oracle", "adapted", "old", "unadapted") if key in v}})
+                                 ("oracle", "adapted", "old", "unadapted", "overlap")
+                                 if key in v}})
         lap("tier_T0")
     if want_t1:
         by_id = {q.query_id: q for q in corpus.rank_queries()}
@@ -320,22 +350,29 @@ def run_study(corpus, chunks, judgements, old, new, options: StudyOptions | None
         query_texts = [by_id[qid].text for qid in t1_queries]
         q_new = new.encode_queries(query_texts)
         q_old = old.encode_queries(query_texts)
+        grades = [{position[d]: float(g) for d, g in judgements.qrels[qid].items()
+                   if g > 0 and d in position} for qid in t1_queries]
         k = options.k
-        v = {"oracle": recall_at_k(search(q_new, new_docs, k), relevant),
+        top_new, top_old = search(q_new, new_docs, k), search(q_old, old_docs, k)
+        v = {"oracle": recall_at_k(top_new, relevant),
              "adapted": recall_at_k(search(adapter.apply(q_new), old_docs, k), relevant),
-             "old": recall_at_k(search(q_old, old_docs, k), relevant)}
+             "old": recall_at_k(top_old, relevant)}
         if dims[0] == dims[1]:
             v["unadapted"] = recall_at_k(search(q_new, old_docs, k), relevant)
+        v["overlap"] = overlap_at_k(top_new, top_old)
+        v["ndcg_old"], v["ndcg_new"] = ndcg_at_k(top_old, grades), ndcg_at_k(top_new, grades)
         tiers["T1"] = _tier_block("T1", v, options, dims, {
             "queries": "the corpus's judged queries",
             "relevance": "judged-relevant chunks (grade > 0)",
             "index_documents": int(len(texts)),
-            "queries_dropped_unjudgeable": len(judgements.dropped)})
+            "queries_dropped_unjudgeable": len(judgements.dropped)},
+            {key: v[key] for key in ("overlap", "ndcg_old", "ndcg_new")})
         for i, qid in enumerate(t1_queries):
             per_query.append({"tier": "T1", "query_id": qid,
                               "relevant": sorted(doc_ids[p] for p in relevant[i]),
                               **{key: float(v[key][i]) for key in
-                                 ("oracle", "adapted", "old", "unadapted") if key in v}})
+                                 ("oracle", "adapted", "old", "unadapted", "overlap",
+                                  "ndcg_old", "ndcg_new") if key in v}})
         lap("tier_T1")
 
     headline = "T1" if "T1" in tiers else "T0"
@@ -362,7 +399,9 @@ def run_study(corpus, chunks, judgements, old, new, options: StudyOptions | None
                      "near_tie_band": adapters_mod.NEAR_TIE_BAND,
                      "ridge_alphas": list(adapters_mod.RIDGE_ALPHAS),
                      "ranks": [r for r in adapters_mod.RANKS if r < min(dims)],
-                     "recall": f"recall@{options.k}", "search": "exact inner product, float64"},
+                     "recall": f"recall@{options.k}", "ndcg": f"nDCG@{options.k}",
+                     "overlap": f"top-{options.k} overlap, NEW in NEW's index vs OLD in OLD's",
+                     "search": "exact inner product, float64"},
         "split": {"distinct_texts": s.pool, "sample": int(len(s.sample)),
                   "heldout": int(len(s.heldout)), "fitting_pairs": int(len(fit)),
                   "train": int(len(s.train)), "validation": int(len(s.validation)),

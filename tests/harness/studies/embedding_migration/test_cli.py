@@ -1,5 +1,6 @@
 """``python -m harness migrate`` with the packaged MiniLM and models derived from it, on the
-small synthetic corpus: the rotation pair is bridged perfectly and needs no upgrade; every
+small synthetic corpus: the rotation pair is bridged perfectly and is an equivalent (a
+drop-in: it retrieves exactly what OLD retrieves, so moving gains nothing); every
 estimate lies inside its interval at both tiers; same seed, same bytes; unknown models
 need their dimension; the report goes into the warehouse with its licence tier."""
 
@@ -13,16 +14,23 @@ from harness.claims import MigrationClaim
 from harness.studies.embedding_migration.document import REPORT_JSON, REPORT_MD
 
 
-def test_the_rotation_pair_is_bridged_perfectly_and_needs_no_upgrade(rotation_report):
+def test_the_rotation_pair_is_bridged_perfectly_and_is_an_equivalent(rotation_report):
     doc, _ = rotation_report
     t0, t1 = doc["tiers"]["T0"], doc["tiers"]["T1"]
     assert t0["arr"]["estimate"] >= 0.99 and t1["arr"]["estimate"] >= 0.99
     # a rotation preserves every inner product: NEW retrieves exactly what OLD retrieves
     assert t1["gain"]["estimate"] == 1.0
     assert t1["recall"]["oracle"] == t1["recall"]["old"]
-    assert (t1["decision"]["decision"], t1["decision"]["rule"]) == ("no_upgrade_needed",
-                                                                    "gain_below_floor")
-    assert doc["decision"]["decision"] == "no_upgrade_needed" and doc["decision"]["tier"] == "T1"
+    # ... so its top 10 is OLD's top 10 for every query and nDCG does not move: the drop-in
+    # rule fires before the gain floor (which would say "no upgrade needed" of any equivalent)
+    assert t1["overlap"]["estimate"] == 1.0 and t1["overlap_min"] == 1.0
+    assert t1["ndcg_delta"]["estimate"] == 0.0 and t1["ndcg"]["old"] == t1["ndcg"]["new"]
+    assert (t1["decision"]["decision"], t1["decision"]["rule"]) == ("equivalent_drop_in",
+                                                                    "drop_in")
+    assert doc["decision"]["decision"] == "equivalent_drop_in" and doc["decision"]["tier"] == "T1"
+    # T0 measures the overlap but no nDCG difference: its decision is the bridge's
+    assert t0["overlap"]["estimate"] == 1.0 and t0["ndcg_delta"] is None
+    assert t0["decision"]["rule"] != "drop_in"
     assert doc["adapter"]["chosen"] == "procrustes"
     # same dimension: the unadapted baseline is measured (and useless: the space is rotated)
     assert t1["unadapted"] is not None and t1["unadapted"]["estimate"] < 0.5
@@ -30,6 +38,23 @@ def test_the_rotation_pair_is_bridged_perfectly_and_needs_no_upgrade(rotation_re
     assert doc["models"]["new"]["base_weights_sha256"] == doc["models"]["old"]["weights_sha256"]
     assert doc["pair"]["situation"] == doc["models"]["new"]["situation"]
     assert "perfectly" in doc["pair"]["situation"]
+
+
+def test_a_drop_in_decision_must_follow_from_its_own_numbers(rotation_report):
+    doc, _ = rotation_report
+    MigrationClaim.from_dict(doc, "rotation")
+    low = json.loads(json.dumps(doc))
+    low["tiers"]["T1"]["overlap"].update(estimate=0.9, lower=0.89, upper=0.91)
+    with pytest.raises(ValueError, match=r"tiers\.T1\.overlap\.estimate.*below drop_in_overlap"):
+        MigrationClaim.from_dict(low, "low.json")
+    moved = json.loads(json.dumps(doc))
+    moved["tiers"]["T1"]["ndcg_delta"].update(estimate=-0.004, lower=-0.0045, upper=-0.0035)
+    with pytest.raises(ValueError, match=r"tiers\.T1\.ndcg_delta.*excludes 0"):
+        MigrationClaim.from_dict(moved, "moved.json")
+    unmeasured = json.loads(json.dumps(doc))
+    unmeasured["tiers"]["T1"]["ndcg_delta"] = None
+    with pytest.raises(ValueError, match=r"tiers\.T1\.ndcg_delta.*needs it measured"):
+        MigrationClaim.from_dict(unmeasured, "unmeasured.json")
 
 
 def test_estimates_lie_inside_their_intervals_at_both_tiers(truncation_report):
@@ -98,7 +123,7 @@ def test_the_report_goes_into_the_warehouse(rotation_report, truncation_report, 
     assert sorted(rows["eval_tier"]) == ["T0", "T1"]
     t1 = rows[rows["eval_tier"] == "T1"].iloc[0]
     assert (t1["decision"], t1["tier"], t1["corpus"], bool(t1["headline"])) == \
-        ("no_upgrade_needed", "A", "synthetic", True)
+        ("equivalent_drop_in", "A", "synthetic", True)
     assert t1["gain"] == doc["tiers"]["T1"]["gain"]["estimate"]
     assert t1["arr_lower"] <= t1["arr"] <= t1["arr_upper"]
     t0 = rows[rows["eval_tier"] == "T0"].iloc[0]

@@ -103,7 +103,8 @@ def test_intervals_that_straddle_a_consulted_threshold_are_flagged():
 
 def test_thresholds_are_checked_data():
     assert set(THRESHOLDS) == {"gain_floor", "borderline_band", "bridge_sufficient",
-                               "bridge_and_migrate", "caution"}
+                               "bridge_and_migrate", "caution", "drop_in_overlap",
+                               "drop_in_ndcg"}
     with pytest.raises(ValueError, match=r"missing \['caution'\]"):
         check_thresholds({k: v for k, v in THRESHOLDS.items() if k != "caution"})
     with pytest.raises(ValueError, match="descending|bridge_sufficient > bridge_and_migrate"):
@@ -115,3 +116,46 @@ def test_thresholds_are_checked_data():
     with pytest.raises(ValueError, match="arr must be a non-negative number"):
         decide(float("nan"), 0.9, 1.0)
     assert set(d for *_, d in REFERENCE) <= set(DECISIONS)
+
+
+def _drop_in(overlap, delta, interval, gain=1.0, **kw):
+    return decide(0.99, 0.99, gain, overlap=overlap, ndcg_delta=delta,
+                  intervals={"ndcg_delta": interval, "overlap": (overlap - 0.01, overlap)}, **kw)
+
+
+def test_an_equivalent_model_is_a_drop_in_before_the_gain_floor():
+    # gain 1.0 is below the 1.03 floor: without rule 0 it would read "no upgrade needed"
+    d = _drop_in(0.97, 0.001, (-0.002, 0.004))
+    assert (d.decision, d.rule) == ("equivalent_drop_in", "drop_in")
+    assert "0.970" in d.reason and "+0.0010" in d.reason
+    # at the thresholds exactly it is still a drop-in (>= 0.95, <= 0.005)
+    assert _drop_in(0.95, -0.005, (-0.009, 0.0)).decision == "equivalent_drop_in"
+    # the interval straddles -0.005: flagged, not overruled
+    d = _drop_in(0.96, -0.003, (-0.008, 0.002))
+    assert d.decision == "equivalent_drop_in" and d.straddles == ("drop_in_ndcg",)
+
+
+def test_a_model_that_is_not_equivalent_falls_to_the_other_rules():
+    # overlap 0.949 < 0.95
+    assert _drop_in(0.949, 0.0, (-0.001, 0.001)).decision == "no_upgrade_needed"
+    # |delta| 0.0051 > 0.005
+    assert _drop_in(0.99, -0.0051, (-0.009, 0.0)).decision == "no_upgrade_needed"
+    # the interval excludes 0 (a small but real loss)
+    assert _drop_in(0.99, -0.004, (-0.0045, -0.0035)).decision == "no_upgrade_needed"
+    # thresholds are data: a looser nDCG bar makes the second case a drop-in
+    assert _drop_in(0.99, -0.0051, (-0.009, 0.0),
+                    thresholds={**THRESHOLDS, "drop_in_ndcg": 0.01}).decision == \
+        "equivalent_drop_in"
+    # not measured (T0): the rule is not consulted
+    assert decide(0.99, 0.99, None, overlap=None, ndcg_delta=None).rule == "arr_band"
+
+
+def test_the_drop_in_inputs_are_checked():
+    with pytest.raises(ValueError, match="measured together"):
+        decide(0.99, 0.99, 1.0, overlap=0.99)
+    with pytest.raises(ValueError, match="needs the ndcg_delta interval"):
+        decide(0.99, 0.99, 1.0, overlap=0.99, ndcg_delta=0.0)
+    with pytest.raises(ValueError, match="overlap must be in"):
+        _drop_in(1.5, 0.0, (0.0, 0.0))
+    with pytest.raises(ValueError, match="drop_in_overlap must be in"):
+        check_thresholds({**THRESHOLDS, "drop_in_overlap": 1.2})

@@ -61,7 +61,7 @@ def test_decisions_are_listed_with_their_intervals(app, filled):
     assert len(table) == 4 and set(table["tier"]) == {"A", "B"}
     row = table[(table["corpus"] == "synthetic") & (table["eval tier"] == "T1")].iloc[0]
     gain = rotation["tiers"]["T1"]["gain"]
-    assert row["decision"] == "no_upgrade_needed" and row["headline"] == "yes"
+    assert row["decision"] == "equivalent_drop_in" and row["headline"] == "yes"
     assert row["upgrade gain"].startswith(f"{gain['estimate']:.4f} [")
     arr = secret["tiers"]["T1"]["arr"]
     shown = table[(table["corpus"] == "secretcorpus") & (table["eval tier"] == "T1")].iloc[0]

@@ -77,3 +77,23 @@ def test_a_zero_oracle_makes_the_ratio_undefined():
     with pytest.raises(ValueError, match="mean recall is 0"):
         ratio([0.0, 0.0], [0.0, 0.0], tier="T1", seed=0, resamples=200, confidence=0.95,
               method="bca", what="ARR")
+
+
+def test_overlap_and_ndcg_by_hand():
+    from harness.studies.embedding_migration.retention import ndcg_at_k, overlap_at_k
+
+    a = np.array([[0, 1, 2, 3], [4, 5, 6, 7]])
+    b = np.array([[3, 2, 9, 8], [4, 5, 6, 7]])
+    assert overlap_at_k(a, b).tolist() == [0.5, 1.0]
+    # ranking [0, 1, 2, 3], grades {1: 2, 3: 1, 9: 1} (9 is judged but not retrieved):
+    # DCG = 2/log2(3) + 1/log2(5); ideal [2, 1, 1] -> 2/log2(2) + 1/log2(3) + 1/log2(4)
+    dcg = 2 / np.log2(3) + 1 / np.log2(5)
+    ideal = 2 / 1 + 1 / np.log2(3) + 1 / 2
+    got = ndcg_at_k(a[:1], [{1: 2.0, 3: 1.0, 9: 1.0}])
+    assert got[0] == pytest.approx(dcg / ideal, abs=1e-12)
+    assert ndcg_at_k(np.array([[9, 1, 3, 0]]), [{1: 2.0, 3: 1.0, 9: 1.0}])[0] == \
+        pytest.approx((1 + 2 / np.log2(3) + 1 / 2) / ideal, abs=1e-12)
+    with pytest.raises(ValueError, match="no positive grade"):
+        ndcg_at_k(a[:1], [{}])
+    with pytest.raises(ValueError, match="shapes"):
+        overlap_at_k(a, b[:, :2])

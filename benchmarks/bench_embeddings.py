@@ -1,0 +1,103 @@
+"""The dense leg's encoders, measured side by side in one run.
+
+Two text sets from the QMSum validation split (a generated Zipfian corpus without it):
+**full-length turns** (a seeded sample of the chunks as they are indexed, up to 200 words,
+so up to 256 tokens) and **short texts** (chunks of at most 16 words).  On each set, every
+variant encodes the same texts; rounds alternate the variants and the best time of each is
+kept (the machine is shared, so contention only slows a variant down):
+
+* ``raw fp32``: ``SentenceTransformer.encode`` as a user would call it (batch 32) - the
+  baseline of every ratio;
+* the three profiles (sentence-transformers fp32, ``minilm-onnx``, ``minilm-onnx-int8``)
+  through the product's encoder, **naive** (batches in the given order) and
+  **length-aware** (:mod:`harness.retrieval.embeddings.batching`).
+
+ratio = variant texts/s / raw fp32 texts/s (higher is faster).  Target: the cheapest
+profile at least 2x raw fp32 on full-length turns (the retrieval parity half of the goal
+is measured by ``harness migrate``, docs/migration.md).  The ONNX exports are built first
+(once per machine) and not timed.  ``--quick`` shrinks the sets (ratios indicative only).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+SEED = 20260812
+REPO = Path(__file__).resolve().parents[1]
+BATCH = 32
+
+
+def _qmsum_val() -> Path | None:
+    path = Path(os.environ.get("QMSUM_VAL") or REPO.parent / "shared" / "data" / "qmsum-val")
+    return path if (path / "data").is_dir() else None
+
+
+def _row(label, ours, baseline, unit, ratio, target, ok) -> dict:
+    return {"benchmark": label, "ours": ours, "baseline": baseline, "unit": unit,
+            "ratio": None if ratio is None else round(ratio, 3), "target": target, "ok": ok}
+
+
+def _sets(quick: bool) -> dict[str, list[str]]:
+    rng = random.Random(SEED)
+    n_long, n_short = (48, 128) if quick else (128, 256)
+    val = _qmsum_val()
+    if val is not None:
+        from ingestion import load_corpus
+        from ingestion.chunking import chunk_corpus
+
+        pool = sorted({c.text for c in chunk_corpus(load_corpus(f"qmsum:{val}"))})
+        source = "QMSum validation"
+    else:
+        vocab = [f"w{i}" for i in range(20_000)]
+        pool = [" ".join(rng.choices(vocab, k=rng.randint(1, 200))) for _ in range(5000)]
+        source = "generated"
+    short = [t for t in pool if len(t.split()) <= 16]
+    return {f"full-length turns ({source})": rng.sample(pool, min(n_long, len(pool))),
+            f"short texts ({source}, <= 16 words)": rng.sample(short, min(n_short, len(short)))}
+
+
+def _best(variants: dict, texts: list[str], rounds: int) -> dict[str, float]:
+    best = {name: float("inf") for name in variants}
+    for _ in range(rounds):
+        for name, encode in variants.items():
+            started = time.perf_counter()
+            out = encode(texts)
+            best[name] = min(best[name], time.perf_counter() - started)
+            if len(out) != len(texts):
+                raise RuntimeError(f"{name} returned {len(out)} vectors for {len(texts)} texts")
+    return {name: len(texts) / seconds for name, seconds in best.items()}
+
+
+def run(quick: bool) -> list[dict]:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from harness.retrieval.embeddings.models import load_encoder
+    from harness.retrieval.embeddings.profiles import DEFAULT_MODEL, PROFILES
+
+    encoders = {"sentence-transformers fp32": load_encoder(PROFILES[DEFAULT_MODEL], BATCH),
+                "minilm-onnx": load_encoder(PROFILES["minilm-onnx"], BATCH),
+                "minilm-onnx-int8": load_encoder(PROFILES["minilm-onnx-int8"], BATCH)}
+    st = encoders["sentence-transformers fp32"].model
+    variants = {"raw fp32": lambda texts: st.encode(texts, batch_size=BATCH,
+                                                    show_progress_bar=False)}
+    for name, enc in encoders.items():
+        variants[f"{name} naive"] = lambda texts, enc=enc: enc.encode(texts, length_aware=False)
+        variants[f"{name} length-aware"] = lambda texts, enc=enc: enc.encode(texts)
+    sets = _sets(quick)
+    for encode in variants.values():  # warm every session and tokenizer
+        encode(next(iter(sets.values()))[:4])
+    rows = []
+    for set_name, texts in sets.items():
+        rates = _best(variants, texts, 1 if quick else 2)
+        raw = rates["raw fp32"]
+        for name in encoders:
+            naive, aware = rates[f"{name} naive"], rates[f"{name} length-aware"]
+            rows.append(_row(f"{name} naive, {set_name} ({len(texts)} texts; x raw fp32)",
+                             round(naive, 1), round(raw, 1), "texts/s", naive / raw, None, None))
+            target = 2.0 if name == "minilm-onnx-int8" and set_name.startswith("full") else None
+            rows.append(_row(f"{name} length-aware, {set_name} ({len(texts)} texts; x raw "
+                             "fp32)", round(aware, 1), round(raw, 1), "texts/s", aware / raw,
+                             target, None if target is None else aware / raw >= target))
+    return rows
