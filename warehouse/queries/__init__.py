@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from warehouse.queries.base import (TABLES, VIEWS, as_list, relation, resolve_runs)
 from warehouse.queries.overview import (choices, corpora, corpus_composition, health, runs)
-from warehouse.queries.results import (fetch_metric_table, fetch_withheld, metric_intervals, metric_table, run_provenance)
-from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested, per_query_pair, per_query_values, rankings)
+from warehouse.queries.results import (fetch_metric_intervals, fetch_metric_table, fetch_withheld, metric_intervals, metric_table, run_provenance, withheld_summary)
+from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested, fetch_deltas_tested, per_query_pair, per_query_values, rankings)
 from warehouse.queries.latency import (latency, latency_distribution, latency_samples)
 from warehouse.queries.agreement import (agreement_arms, agreement_documents, agreement_results)
 from warehouse.queries.certificates import (calibration, certificate_monitoring, certificates, ppi_results)
 from warehouse.queries.answers import (answer_details, answer_runs, answer_table)
 from warehouse.queries.migration import (migration_decisions)
 
-__all__ = ["TABLES", "VIEWS", "agreement_arms", "agreement_documents", "agreement_results", "answer_details", "answer_runs", "answer_table", "as_list", "calibration", "certificate_monitoring", "certificates", "choices", "comparability", "comparisons", "corpora", "corpus_composition", "deltas", "deltas_tested", "fetch_metric_table", "fetch_withheld", "health", "latency", "latency_distribution", "latency_samples", "metric_intervals", "metric_table", "migration_decisions", "per_query_pair", "per_query_values", "ppi_results", "rankings", "relation", "resolve_runs", "run_provenance", "runs"]
+__all__ = ["TABLES", "VIEWS", "agreement_arms", "agreement_documents", "agreement_results", "answer_details", "answer_runs", "answer_table", "as_list", "calibration", "certificate_monitoring", "certificates", "choices", "comparability", "comparisons", "corpora", "corpus_composition", "deltas", "deltas_tested", "fetch_deltas_tested", "fetch_metric_intervals", "fetch_metric_table", "fetch_withheld", "health", "latency", "latency_distribution", "latency_samples", "metric_intervals", "metric_table", "migration_decisions", "per_query_pair", "per_query_values", "ppi_results", "rankings", "relation", "resolve_runs", "run_provenance", "runs", "withheld_summary"]
