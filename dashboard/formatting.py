@@ -14,6 +14,9 @@ import re
 
 import pandas as pd
 
+from warehouse import render
+from warehouse.exports import significance_mark
+
 #: what opens inline markup in Streamlit's Markdown: emphasis, code, links and images, HTML,
 #: entities, strikethrough, math, directives (``:red[...]``, which need ``[``), table pipes
 _INLINE = frozenset("\\`*_[]<>&~$|#")
@@ -87,21 +90,16 @@ def fmt_signed(value, digits: int = 4) -> str:
     return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
 
 
-def fmt_interval(value, lower, upper) -> str:
+def fmt_interval(value, lower, upper, interval_digits: int | None = None) -> str:
     """``0.1234 [0.11, 0.14]``: the value to 4 decimals, the interval to the precision it
-    can carry (2 decimals, 4 when it is narrower than 0.02)."""
-    if missing(value):
-        return "–"
-    if missing(lower) or missing(upper):
-        return fmt(value)
-    digits = 4 if float(upper) - float(lower) < 0.02 else 2
-    return f"{fmt(value)} [{fmt(lower, digits)}, {fmt(upper, digits)}]"
+    can carry (2 decimals, 4 when it is narrower than 0.02), or to ``interval_digits``: a
+    table gives all its intervals one precision (:func:`warehouse.render.interval_precision`)."""
+    return render.fmt_interval(value, lower, upper, 4, interval_digits)
 
 
 def mark(verdict) -> str:
-    """The Holm mark of a stored verdict ('' when no test is stored)."""
-    return {"significant": "*", "not significant": "n.s.",
-            "cannot be significant": "floor"}.get(verdict if isinstance(verdict, str) else "", "")
+    """The Holm mark of a stored verdict ('' when no test is stored), as the exports write it."""
+    return significance_mark(verdict)
 
 
 def fmt_delta(delta, lower=None, upper=None, verdict=None) -> str:
