@@ -15,7 +15,7 @@ import re
 import pandas as pd
 
 from warehouse import render
-from warehouse.exports import significance_mark
+from warehouse.exports import short_labels, significance_mark
 
 #: what opens inline markup in Streamlit's Markdown: emphasis, code, links and images, HTML,
 #: entities, strikethrough, math, directives (``:red[...]``, which need ``[``), table pipes
@@ -63,10 +63,10 @@ MARK_LEGEND = ("`*` significant after Holm correction; `n.s.` not significant; `
 
 
 def run_labels(run_table) -> dict[str, str]:
-    """``run_id -> label``: the control name, with a short id where names repeat."""
-    counts = run_table["control_name"].value_counts()
-    return {rid: (name if counts[name] == 1 else f"{name} · {rid[:8]}")
-            for rid, name in zip(run_table["run_id"], run_table["control_name"])}
+    """``run_id -> label``: the control name, numbered ``(1)``, ``(2)`` in the table's order
+    (oldest first) where names repeat: short, unique, never a hash id, and the names the
+    exports use (:func:`warehouse.exports.short_labels`)."""
+    return short_labels(zip(run_table["run_id"], run_table["control_name"]))
 
 
 def missing(value) -> bool:

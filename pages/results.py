@@ -19,7 +19,8 @@ FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown"
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, control):
+def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, control,
+            labels):
     """Every format of one export and its provenance, or why it was refused (one snapshot
     of the warehouse, cached until it changes)."""
     from harness.core.canonical import canonical_json
@@ -27,7 +28,7 @@ def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, 
     try:
         built = exports.build_export(view, list(runs) or None, list(corpora) or None,
                                      list(classes) or None, list(measures) or None,
-                                     control=control, db_path=path)
+                                     control=control, labels=dict(labels), db_path=path)
     except ExportRefused as exc:
         return False, str(exc)
     files = {fmt: exports.render(built, fmt) for fmt, *_ in FORMATS}
@@ -51,17 +52,17 @@ def withheld_note(view: str) -> None:
         return
     runs, corpora = len(held["runs"]), len(held["corpora"])
     st.info(f"{runs} run{'s' if runs != 1 else ''} / {corpora} "
-            f"corpor{'a' if corpora != 1 else 'us'} withheld (not tier A): "
+            f"{'corpora' if corpora != 1 else 'corpus'} withheld (not tier A): "
             f"{', '.join(common.md_text(c) for c in held['corpora'])}. The internal view in "
             "the sidebar shows them (never publish).", icon=":material/visibility_off:")
 
 
-def _downloads(view: str, tiers, runs, corpora, classes, measures, control) -> None:
+def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labels) -> None:
     st.subheader("Export")
     common.tier_badge(view, tiers)
     path = common.db_path()
     ok, payload = _export(change_stamp(path), path, view, tuple(runs), tuple(corpora),
-                          tuple(classes), tuple(measures), control)
+                          tuple(classes), tuple(measures), control, tuple(sorted(labels.items())))
     if not ok:
         st.warning(payload, icon=":material/block:")
         return
@@ -173,7 +174,7 @@ def render() -> None:
                 column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in
                                ("control_value", "value", "delta", "delta_lower", "delta_upper")})
 
-    _downloads(view, rows["tier"], chosen_runs, corpora, classes, measures, control)
+    _downloads(view, rows["tier"], chosen_runs, corpora, classes, measures, control, labels)
 
 
 common.run(render)

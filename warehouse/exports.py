@@ -223,11 +223,14 @@ def _refusal(withheld, publishable_corpora) -> str:
 
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
-                 label: str | None = None, db_path=None) -> Export:
+                 label: str | None = None, labels: dict | None = None,
+                 db_path=None) -> Export:
     """The table and provenance of an export (one read-only snapshot): values with their
     stored intervals and, with ``control``, each run's delta against it with the stored
     paired test (interval, Holm-adjusted p, mark).  Every number comes from ``view``'s own
-    relations; a publishable export refuses unless every row, interval and test is tier A."""
+    relations; a publishable export refuses unless every row, interval and test is tier A.
+    ``labels`` (run id -> name) names the runs as a page shows them; by default
+    :func:`short_labels` of the exported runs."""
     queries.relation(view, "metric_rows")
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {list(LAYOUTS)}")
@@ -264,7 +267,8 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
             "SELECT run_id, control_name FROM runs WHERE list_contains(?::VARCHAR[], run_id) "
             "ORDER BY created_at, run_id", [run_ids])
         version = schema.check(conn)
-    labels = short_labels(ordered)
+    labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
+                                          if k in run_ids}}
     rows = long_rows(intervals, deltas, labels, control_id, view)
     if view == "publishable" and (set(rows["tier"]) != {"A"} or (
             deltas is not None and len(deltas) and set(deltas["tier"]) != {"A"})):

@@ -153,19 +153,21 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
     rows = export.rows
     measures = list(dict.fromkeys(rows["measure"]))
     with_control = export.control is not None
-    if interval_digits is None:
-        interval_digits = interval_precision(zip(rows["lower"], rows["upper"]))
+    # one interval precision per corpus, as each corpus is one table on the Results page
+    precision = {corpus: interval_digits if interval_digits is not None else
+                 interval_precision(zip(part["lower"], part["upper"]))
+                 for corpus, part in rows.groupby("corpus", sort=False)}
     columns = []
     for m in measures:
         columns.append(m)
         if with_control:
-            columns.append(f"Δ {m}")
+            columns.append(f"{m} Δ")
     groups: dict = {}
     for r in rows.to_dict("records"):
         group = groups.setdefault((r["corpus"], r["class"]), {})
         line = group.setdefault(r["run"], {"n": r["n"]})
         line[r["measure"]] = fmt_interval(r["value"], r["lower"], r["upper"], digits,
-                                          interval_digits)
+                                          precision[r["corpus"]])
         if with_control:
             if r["mark"] == "control":
                 cell = "control"
@@ -174,7 +176,7 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
             else:
                 cell = fmt_delta(r["delta"], r["delta_lower"], r["delta_upper"], r["mark"],
                                  delta_digits)
-            line[f"Δ {r['measure']}"] = cell
+            line[f"{r['measure']} Δ"] = cell
     order = sorted(groups, key=lambda k: ("+" in k[0], k[0], k[1] != "all", k[1]))
     out = [(key, [(run, line["n"], [line.get(c, "–") for c in columns])
                   for run, line in groups[key].items()]) for key in order]
@@ -257,8 +259,7 @@ def render_latex(export) -> str:
              "\\begin{table}[ht]", "\\centering",
              f"\\caption{{{escape_latex(caption)}}}", f"\\label{{{escape_latex(label)}}}",
              f"\\begin{{tabular}}{{l r {' '.join('l' for _ in columns)}}}", "\\toprule",
-             " & ".join(["run", "$n$", *(escape_latex(c).replace("Δ", "$\\Delta$")
-                                         for c in columns)]) + " \\\\"]
+             " & ".join(["run", "$n$", *(_latex_head(c) for c in columns)]) + " \\\\"]
     for (corpus, cls), members in groups:
         lines.append("\\midrule")
         lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\textit{{{escape_latex(corpus)}, "
@@ -270,6 +271,13 @@ def render_latex(export) -> str:
               "{\\footnotesize " + escape_latex(source_note(provenance)) + "}",
               "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _latex_head(column: str) -> str:
+    """``nDCG@10 Δ`` (the screen's name) as ``$\\Delta$ nDCG@10``."""
+    if column.endswith(" Δ"):
+        return "$\\Delta$ " + escape_latex(column[:-2])
+    return escape_latex(column)
 
 
 def _latex_cell(text: str) -> str:

@@ -26,11 +26,10 @@ def test_values_intervals_and_deltas_are_formatted_like_the_methodology_tables()
     assert f.fmt_p(0.25) == "0.25" and f.fmt_p(0.0001234) == "1.23e-04"
 
 
-def test_run_labels_add_a_short_id_only_where_names_repeat():
+def test_run_labels_number_repeated_names_in_order_never_by_hash():
     runs = pd.DataFrame({"run_id": ["a" * 64, "b" * 64, "c" * 64],
                          "control_name": ["ctl", "arm", "ctl"]})
-    assert f.run_labels(runs) == {"a" * 64: "ctl · aaaaaaaa", "b" * 64: "arm",
-                                  "c" * 64: "ctl · cccccccc"}
+    assert f.run_labels(runs) == {"a" * 64: "ctl (1)", "b" * 64: "arm", "c" * 64: "ctl (2)"}
 
 
 def test_outcome_counts_per_class():

@@ -90,13 +90,19 @@ def metric_intervals(view: str, runs=None, corpora=None, classes=None, measures=
 def withheld_summary(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                      db_path=None) -> dict:
     """What the publishable view withholds of the internal rows these filters select:
-    ``{"runs": [run ids], "corpora": [corpus names]}`` (empty lists under ``internal``)."""
+    ``{"runs": [run ids with a withheld row], "corpora": [the corpora behind it that are
+    not tier A]}`` (empty lists under ``internal``, which withholds nothing)."""
     if view == "internal":
         return {"runs": [], "corpora": []}
+    relation(view, "metric_rows")  # an unknown view is refused
     with connect(db_path, read_only=True) as conn:
         frame = fetch_withheld(conn, runs, corpora, classes, measures)
-    run_ids = sorted({r for ids in frame["run_ids"] for r in ids}) if len(frame) else []
-    return {"runs": run_ids, "corpora": sorted(set(frame["corpus"])) if len(frame) else []}
+        run_ids = sorted({r for ids in frame["run_ids"] for r in ids}) if len(frame) else []
+        names = conn.query_all(
+            "SELECT DISTINCT name FROM corpora WHERE tier IS DISTINCT FROM 'A' "
+            "AND list_contains(?::VARCHAR[], run_id) ORDER BY name", [run_ids]) if run_ids \
+            else []
+    return {"runs": run_ids, "corpora": [n for (n,) in names]}
 
 
 def run_provenance(conn: Connection, run_ids: Iterable[str]) -> list[dict]:
