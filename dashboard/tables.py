@@ -12,7 +12,7 @@ from warehouse.render import interval_precision, not_comparable_text
 
 #: how the Results tables are laid out: measures as columns with one line per run x class
 #: (classes as row groups, ``all`` first; fits at 1366 px), or one column per class x measure
-BY_CLASS, BY_MEASURE = "measures as columns, classes as row groups", "class × measure columns"
+BY_CLASS, BY_MEASURE = "classes as row groups", "class × measure columns"
 PIVOTS = (BY_CLASS, BY_MEASURE)
 
 
@@ -133,6 +133,14 @@ def scatter_points(pair: pd.DataFrame) -> pd.DataFrame:
                      "classes": ", ".join(sorted(set(part["query_class"]))),
                      "examples": ", ".join(list(part["query_id"].astype(str))[:5])})
     return pd.DataFrame(rows)
+
+
+def count_legend(most: int) -> list[int]:
+    """Whole counts for the size legend: 1, the largest, and up to three between."""
+    if most <= 4:
+        return list(range(1, most + 1))
+    between = sorted({max(2, round(most * f)) for f in (0.1, 0.3, 0.6)} - {1, most})
+    return [1, *between, most]
 
 
 def square_domain(points: pd.DataFrame) -> tuple[float, float]:

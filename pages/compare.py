@@ -70,13 +70,15 @@ def render() -> None:
         return
     low, high = tables.square_domain(points)
     scale = alt.Scale(domain=[low, high], nice=False, zero=False)
-    size = 380
+    size = 420
+    most = int(points["queries"].max())
     dots = alt.Chart(points).mark_circle(opacity=0.75, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("value_a:Q", title=f"{measure}, A: {name_a}", scale=scale),
         y=alt.Y("value_b:Q", title=f"{measure}, B: {name_b}", scale=scale),
         size=alt.Size("queries:Q", title="queries at this point",
-                      scale=alt.Scale(range=[30, 1200]),
-                      legend=alt.Legend(orient="right")),
+                      scale=alt.Scale(domain=[1, most], range=[40, 900 if most > 1 else 40]),
+                      legend=alt.Legend(orient="right", format="d",
+                                        values=tables.count_legend(most))),
         color=alt.Color("outcome:N", title="B against A",
                         scale=alt.Scale(domain=list(tables.OUTCOME_COLOURS),
                                         range=list(tables.OUTCOME_COLOURS.values()))),
@@ -89,7 +91,10 @@ def render() -> None:
     diagonal = alt.Chart(pd.DataFrame({"x": [low, high], "y": [low, high]})).mark_line(
         strokeDash=[4, 4], color="gray").encode(x=alt.X("x:Q", scale=scale),
                                                 y=alt.Y("y:Q", scale=scale))
-    st.altair_chart((diagonal + dots).properties(width=size, height=size), width="content")
+    # the plot itself square: axes and legends are added around it (autosize "pad")
+    chart = (diagonal + dots).properties(
+        width=size, height=size, autosize=alt.AutoSizeParams(type="pad"))
+    st.altair_chart(chart, width="content", theme=None)
     st.caption(f"Square axes on one scale; the dashed 45° line is no change. Each circle is "
                f"every query with that pair of values, sized by how many there are "
                f"({int(total['tie'])} ties, {int(total['win'])} wins, {int(total['loss'])} "
