@@ -233,3 +233,25 @@ def test_the_headline_table_fits_without_horizontal_scrolling(served, chromium, 
         tab.screenshot(path=str(ARTIFACTS / f"results-{width}x{height}.png"))
     finally:
         context.close()
+
+
+def test_the_compare_scatter_is_square_with_counts_printed(served, chromium):
+    base, _ = served
+    context, tab = _tab(chromium, 1366, 768)
+    try:
+        tab.goto(f"{base}/compare")
+        tab.get_by_role("heading", name="Compare two runs", level=1).wait_for(timeout=60_000)
+        chart = tab.locator("svg.marks").first
+        chart.wait_for(timeout=60_000)
+        _settled(tab)
+        frame = chart.locator(".role-frame > g > path.background").first.bounding_box()
+        assert frame is not None and frame["width"] > 200
+        assert abs(frame["width"] - frame["height"]) < 1, frame
+        # control -> arm-one on nDCG@10: every one of the 12 pub and alt queries improves
+        values = tab.locator("[data-testid='stMetricValue']").all_inner_texts()
+        assert values[:4] == ["12", "0", "0", "0"]
+        assert tab.get_by_text("queries at this point").count() == 1
+        # the full run names under the choice
+        assert tab.get_by_text("A: control (run ", exact=False).count() == 1
+    finally:
+        context.close()
