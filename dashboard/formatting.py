@@ -14,6 +14,9 @@ import re
 
 import pandas as pd
 
+from warehouse import render
+from warehouse.exports import short_labels, significance_mark
+
 #: what opens inline markup in Streamlit's Markdown: emphasis, code, links and images, HTML,
 #: entities, strikethrough, math, directives (``:red[...]``, which need ``[``), table pipes
 _INLINE = frozenset("\\`*_[]<>&~$|#")
@@ -60,10 +63,10 @@ MARK_LEGEND = ("`*` significant after Holm correction; `n.s.` not significant; `
 
 
 def run_labels(run_table) -> dict[str, str]:
-    """``run_id -> label``: the control name, with a short id where names repeat."""
-    counts = run_table["control_name"].value_counts()
-    return {rid: (name if counts[name] == 1 else f"{name} · {rid[:8]}")
-            for rid, name in zip(run_table["run_id"], run_table["control_name"])}
+    """``run_id -> label``: the control name, numbered ``(1)``, ``(2)`` in the table's order
+    (oldest first) where names repeat: short, unique, never a hash id, and the names the
+    exports use (:func:`warehouse.exports.short_labels`)."""
+    return short_labels(zip(run_table["run_id"], run_table["control_name"]))
 
 
 def missing(value) -> bool:
@@ -87,21 +90,16 @@ def fmt_signed(value, digits: int = 4) -> str:
     return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
 
 
-def fmt_interval(value, lower, upper) -> str:
+def fmt_interval(value, lower, upper, interval_digits: int | None = None) -> str:
     """``0.1234 [0.11, 0.14]``: the value to 4 decimals, the interval to the precision it
-    can carry (2 decimals, 4 when it is narrower than 0.02)."""
-    if missing(value):
-        return "–"
-    if missing(lower) or missing(upper):
-        return fmt(value)
-    digits = 4 if float(upper) - float(lower) < 0.02 else 2
-    return f"{fmt(value)} [{fmt(lower, digits)}, {fmt(upper, digits)}]"
+    can carry (2 decimals, 4 when it is narrower than 0.02), or to ``interval_digits``: a
+    table gives all its intervals one precision (:func:`warehouse.render.interval_precision`)."""
+    return render.fmt_interval(value, lower, upper, 4, interval_digits)
 
 
 def mark(verdict) -> str:
-    """The Holm mark of a stored verdict ('' when no test is stored)."""
-    return {"significant": "*", "not significant": "n.s.",
-            "cannot be significant": "floor"}.get(verdict if isinstance(verdict, str) else "", "")
+    """The Holm mark of a stored verdict ('' when no test is stored), as the exports write it."""
+    return significance_mark(verdict)
 
 
 def fmt_delta(delta, lower=None, upper=None, verdict=None) -> str:

@@ -6,58 +6,89 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.formatting import fmt_delta, fmt_interval
+from warehouse.exports import class_order
+from warehouse.render import interval_precision, not_comparable_text
+
+
+#: how the Results tables are laid out: measures as columns with one line per run x class
+#: (classes as row groups, ``all`` first; fits at 1366 px), or one column per class x measure
+BY_CLASS, BY_MEASURE = "classes as row groups", "class × measure columns"
+PIVOTS = (BY_CLASS, BY_MEASURE)
 
 
 def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
-                       deltas: pd.DataFrame | None, control: str | None) -> pd.DataFrame:
-    """One line per run; per class and measure the value with its interval, then (with a
-    control) the delta with its interval and mark.  A delta between runs that measured
-    differently (``comparable`` False: another relevance policy, corpus version,
-    granularity, scope, stage or index) is not an effect: its cell says why, and carries
-    neither the number nor a mark."""
-    out: dict[str, dict[str, str]] = {}
-    classes = list(dict.fromkeys(rows["query_class"]))
-    order = [f"{cls} · {m}" for cls in classes for m in measures
-             if ((rows["query_class"] == cls) & (rows["measure"] == m)).any()]
+                       deltas: pd.DataFrame | None, control: str | None,
+                       pivot: str = BY_CLASS) -> pd.DataFrame:
+    """The value with its interval per run, class and measure, then (with a control) the
+    delta with its interval and mark.  Intervals share one precision in the whole table
+    (:func:`warehouse.render.interval_precision`); the ``all`` class comes first.  A delta
+    between runs that measured differently (``comparable`` False: another relevance policy,
+    corpus version, granularity, scope, stage or index) is not an effect: its cell says why,
+    and carries neither the number nor a mark.  Delta columns appear only when the control
+    has rows in ``rows`` (no control line in a corpus the control never ran on)."""
+    if pivot not in PIVOTS:
+        raise ValueError(f"unknown pivot {pivot!r}; expected one of {list(PIVOTS)}")
+    digits = interval_precision(zip(rows["lower"], rows["upper"]))
+    classes = class_order(rows["query_class"])
+    with_control = (deltas is not None and control is not None
+                    and control in set(rows["run_id"]))
+    runs = list(dict.fromkeys(rows["run_id"]))
+    cells: dict[tuple, str] = {}
     for r in rows.itertuples(index=False):
-        column = f"{r.query_class} · {r.measure}"
-        out.setdefault(labels.get(r.run_id, r.run_id), {})[column] = fmt_interval(
-            r.value, r.lower, r.upper)
-    columns = list(order)
-    if deltas is not None and control is not None:
-        columns = []
-        for column in order:
-            columns += [column, f"{column} Δ"]
-        for label in out:
-            for column in order:
-                out[label][f"{column} Δ"] = "–"
-        out.setdefault(labels.get(control, control), {})
-        for column in order:
-            out[labels.get(control, control)][f"{column} Δ"] = "control"
+        cells[(r.run_id, r.query_class, r.measure)] = fmt_interval(r.value, r.lower, r.upper,
+                                                                   digits)
+    deltas_at: dict[tuple, str] = {}
+    if with_control:
         for d in deltas.itertuples(index=False):
-            label = labels.get(d.run_id, d.run_id)
-            if label not in out:
-                continue
             if not bool(d.comparable):
                 cell = not_comparable_cell(d.not_comparable_because)
             else:
                 cell = fmt_delta(d.delta, d.delta_lower, d.delta_upper, d.verdict)
                 if not d.paired:
                     cell = f"{cell} (unpaired: n {d.control_n} vs {d.n})"
-            out[label][f"{d.query_class} · {d.measure} Δ"] = cell
-    table = pd.DataFrame.from_dict(out, orient="index").reindex(columns=columns).fillna("–")
-    table.index.name = "run"
-    return table.reset_index()
+            deltas_at[(d.run_id, d.query_class, d.measure)] = cell
+        for cls in classes:
+            for m in measures:
+                deltas_at[(control, cls, m)] = "control"
+
+    def present(cls, m):
+        return any((run, cls, m) in cells for run in runs)
+
+    lines = []
+    if pivot == BY_CLASS:
+        shown = [m for m in measures if any(present(c, m) for c in classes)]
+        for cls in classes:
+            for run in runs:
+                if not any((run, cls, m) in cells for m in shown):
+                    continue
+                line = {"run": labels.get(run, run), "class": cls}
+                for m in shown:
+                    line[m] = cells.get((run, cls, m), "–")
+                    if with_control:
+                        line[f"{m} Δ"] = deltas_at.get((run, cls, m), "–")
+                lines.append(line)
+        columns = ["run", "class"]
+        for m in shown:
+            columns += [m, *([f"{m} Δ"] if with_control else [])]
+    else:
+        order = [(c, m) for c in classes for m in measures if present(c, m)]
+        for run in runs:
+            line = {"run": labels.get(run, run)}
+            for cls, m in order:
+                line[f"{cls} · {m}"] = cells.get((run, cls, m), "–")
+                if with_control:
+                    line[f"{cls} · {m} Δ"] = deltas_at.get((run, cls, m), "–")
+            lines.append(line)
+        columns = ["run"]
+        for cls, m in order:
+            columns += [f"{cls} · {m}", *([f"{cls} · {m} Δ"] if with_control else [])]
+    return pd.DataFrame(lines).reindex(columns=columns).fillna("–")
 
 
 def not_comparable_cell(because) -> str:
     """``not comparable (first reason, +k more)``: what a delta cell says instead of a number
     when the two runs measured differently."""
-    notes = [n for n in str(because or "").split("; ") if n]
-    if not notes:
-        return "not comparable"
-    more = f", +{len(notes) - 1} more" if len(notes) > 1 else ""
-    return f"not comparable ({notes[0]}{more})"
+    return not_comparable_text(because)
 
 
 def outcome_counts(pair: pd.DataFrame) -> pd.DataFrame:
@@ -76,6 +107,46 @@ def outcome_counts(pair: pd.DataFrame) -> pd.DataFrame:
     rows = [counts(part, cls) for cls, part in frame.groupby("query_class", sort=True)]
     rows.append(counts(frame, "all"))
     return pd.DataFrame(rows)
+
+
+
+#: the colours of a query's outcome, B against A
+OUTCOME_COLOURS = {"B better": "#1a7f37", "tie": "#6e7781", "B worse": "#c0392b"}
+
+
+def scatter_points(pair: pd.DataFrame) -> pd.DataFrame:
+    """The per-query pairs answered by both runs, one line per distinct ``(value_a,
+    value_b)`` (to 6 decimals) with how many queries sit there, their outcome, classes and
+    the first five query ids: ties at one point (on QMSum most queries tie at (0, 0)) show as
+    one circle of their count instead of one dot."""
+    both = pair.dropna(subset=["value_a", "value_b"]).assign(
+        a=lambda f: f["value_a"].round(6), b=lambda f: f["value_b"].round(6),
+        query_class=lambda f: f["query_class"].fillna("(no class)"))
+    if both.empty:
+        return pd.DataFrame(columns=["value_a", "value_b", "queries", "outcome", "classes",
+                                     "examples"])
+    rows = []
+    for (a, b), part in both.groupby(["a", "b"], sort=True):
+        delta = b - a
+        rows.append({"value_a": float(a), "value_b": float(b), "queries": len(part),
+                     "outcome": "B better" if delta > 0 else "B worse" if delta < 0 else "tie",
+                     "classes": ", ".join(sorted(set(part["query_class"]))),
+                     "examples": ", ".join(list(part["query_id"].astype(str))[:5])})
+    return pd.DataFrame(rows)
+
+
+def count_legend(most: int) -> list[int]:
+    """Whole counts for the size legend: 1, the largest, and up to three between."""
+    if most <= 4:
+        return list(range(1, most + 1))
+    between = sorted({max(2, round(most * f)) for f in (0.1, 0.3, 0.6)} - {1, most})
+    return [1, *between, most]
+
+
+def square_domain(points: pd.DataFrame) -> tuple[float, float]:
+    """One domain for both axes: [0, 1] unless a value lies outside it."""
+    values = pd.concat([points["value_a"], points["value_b"]])
+    return min(0.0, float(values.min())), max(1.0, float(values.max()))
 
 
 

@@ -1,5 +1,6 @@
-"""Compare: two runs query by query on one measure: a scatter of run A against run B, and
-win / tie / loss counts per query class (B against A)."""
+"""Compare: two runs query by query on one measure: win / tie / loss counts (B against A),
+overall and per query class, and a square scatter of A against B with a 45° no-change line
+where coinciding queries are one circle sized by their count."""
 
 from __future__ import annotations
 
@@ -20,16 +21,27 @@ def render() -> None:
         st.info(f"No run has rows visible in the {view} view.")
         return
     ids, labels = common.visible_runs(view)
-    cols = st.columns(4)
+    runs = common.load("runs").set_index("run_id")
+
+    def full(rid: str) -> str:
+        return f"{runs.loc[rid, 'control_name']} (run {rid})" if rid in runs.index else rid
+
+    cols = st.columns(2)
     run_a = cols[0].selectbox("Run A (baseline)", ids, index=0,
-                              format_func=lambda r: labels.get(r, r), key=f"compare_a_{view}")
+                              format_func=lambda r: labels.get(r, r), key=f"compare_a_{view}",
+                              help="Each run is named by its control name, with a short id "
+                                   "where names repeat; the full name and id are shown below.")
     run_b = cols[1].selectbox("Run B", ids, index=min(1, len(ids) - 1),
-                              format_func=lambda r: labels.get(r, r), key=f"compare_b_{view}")
+                              format_func=lambda r: labels.get(r, r), key=f"compare_b_{view}",
+                              help="Each run is named by its control name, with a short id "
+                                   "where names repeat; the full name and id are shown below.")
+    st.caption(f"A: {common.md_text(full(run_a))}  \nB: {common.md_text(full(run_b))}")
+    cols = st.columns(2)
     measures = options["measure"]
     default = common.measure_defaults(measures)[0]
-    measure = cols[2].selectbox("Measure", measures, index=measures.index(default),
+    measure = cols[0].selectbox("Measure", measures, index=measures.index(default),
                                 key=f"compare_measure_{view}")
-    corpus = cols[3].selectbox("Corpus", [None, *[c for c in options["corpus"] if "+" not in c]],
+    corpus = cols[1].selectbox("Corpus", [None, *[c for c in options["corpus"] if "+" not in c]],
                                format_func=lambda c: "every corpus" if c is None else c,
                                key=f"compare_corpus_{view}")
     pair = common.load("per_query_pair", run_a, run_b, measure, view,
@@ -38,31 +50,57 @@ def render() -> None:
         st.info("These runs have no per-query values in common for this selection.")
         return
 
+    counts = tables.outcome_counts(pair)
+    total = counts[counts["class"] == "all"].iloc[0]
     st.subheader("Win / tie / loss per class (B against A)")
     common.tier_badge(view, pair["tier"])
-    st.dataframe(tables.outcome_counts(pair), hide_index=True, width="stretch",
+    metrics = st.columns(4)
+    metrics[0].metric("B better (win)", int(total["win"]))
+    metrics[1].metric("tie", int(total["tie"]))
+    metrics[2].metric("B worse (loss)", int(total["loss"]))
+    metrics[3].metric("missing in one run", int(total["missing"]))
+    st.dataframe(counts, hide_index=True, width="stretch",
                  column_config={"mean Δ": st.column_config.NumberColumn(format="%+.4f")})
 
     st.subheader(f"Per query: {common.md_text(measure)}")
     common.tier_badge(view, pair["tier"])
-    data = pair.dropna(subset=["value_a", "value_b"]).assign(
-        query_class=lambda f: f["query_class"].fillna("(no class)"))
     name_a, name_b = labels.get(run_a, run_a), labels.get(run_b, run_b)
-    points = alt.Chart(data).mark_circle(size=60, opacity=0.6).encode(
-        x=alt.X("value_a:Q", title=f"{measure}, run A ({name_a})", scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("value_b:Q", title=f"{measure}, run B ({name_b})", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("query_class:N", title="query class",
-                        scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
-        tooltip=[alt.Tooltip("corpus:N"), alt.Tooltip("query_id:N", title="query"),
-                 alt.Tooltip("query_class:N", title="class"),
-                 alt.Tooltip("value_a:Q", title="A", format=".4f"),
-                 alt.Tooltip("value_b:Q", title="B", format=".4f"),
-                 alt.Tooltip("delta:Q", title="B - A", format="+.4f")])
-    diagonal = alt.Chart(pd.DataFrame({"x": [0, 1], "y": [0, 1]})).mark_line(
-        strokeDash=[4, 4], color="gray").encode(x="x:Q", y="y:Q")
-    st.altair_chart(diagonal + points, width="stretch")
-    st.caption("Points above the dashed line are queries run B answers better than run A. "
-               "Queries one run lacks are counted as missing above and not drawn.")
+    points = tables.scatter_points(pair)
+    if points.empty:
+        st.info("No query has a value in both runs.")
+        return
+    low, high = tables.square_domain(points)
+    scale = alt.Scale(domain=[low, high], nice=False, zero=False)
+    size = 420
+    most = int(points["queries"].max())
+    dots = alt.Chart(points).mark_circle(opacity=0.75, stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("value_a:Q", title=f"{measure}, A: {name_a}", scale=scale),
+        y=alt.Y("value_b:Q", title=f"{measure}, B: {name_b}", scale=scale),
+        size=alt.Size("queries:Q", title="queries at this point",
+                      scale=alt.Scale(domain=[1, most], range=[40, 900 if most > 1 else 40]),
+                      legend=alt.Legend(orient="right", format="d",
+                                        values=tables.count_legend(most))),
+        color=alt.Color("outcome:N", title="B against A",
+                        scale=alt.Scale(domain=list(tables.OUTCOME_COLOURS),
+                                        range=list(tables.OUTCOME_COLOURS.values()))),
+        tooltip=[alt.Tooltip("queries:Q", title="queries"),
+                 alt.Tooltip("outcome:N", title="B against A"),
+                 alt.Tooltip("value_a:Q", title=f"A: {full(run_a)}", format=".4f"),
+                 alt.Tooltip("value_b:Q", title=f"B: {full(run_b)}", format=".4f"),
+                 alt.Tooltip("classes:N", title="classes"),
+                 alt.Tooltip("examples:N", title="queries (first 5)")])
+    diagonal = alt.Chart(pd.DataFrame({"x": [low, high], "y": [low, high]})).mark_line(
+        strokeDash=[4, 4], color="gray").encode(x=alt.X("x:Q", scale=scale),
+                                                y=alt.Y("y:Q", scale=scale))
+    # the plot itself square: axes and legends are added around it (autosize "pad")
+    chart = (diagonal + dots).properties(
+        width=size, height=size, autosize=alt.AutoSizeParams(type="pad"))
+    st.altair_chart(chart, width="content", theme=None)
+    st.caption(f"Square axes on one scale; the dashed 45° line is no change. Each circle is "
+               f"every query with that pair of values, sized by how many there are "
+               f"({int(total['tie'])} ties, {int(total['win'])} wins, {int(total['loss'])} "
+               "losses). Points above the line are queries B answers better than A. Queries "
+               "one run lacks are counted as missing above and not drawn.")
     with st.expander("The per-query values"):
         common.tier_badge(view, pair["tier"])
         st.dataframe(pair, hide_index=True, width="stretch",

@@ -1,33 +1,87 @@
-"""Results: per corpus x class metric tables in the methodology's format (4 decimals, the
-stored interval beside each value, deltas against a chosen control with their Holm marks),
-and the exports (CSV, Markdown, LaTeX) of exactly what is shown."""
+"""Results: per corpus metric tables in the methodology's format (4 decimals, the stored
+interval beside each value at one precision per table, deltas against a chosen control with
+their Holm marks; the ``all`` class first, measures as columns or class x measure columns),
+the count of what the publishable view withholds, and the exports (CSV, Markdown, LaTeX,
+Parquet and the provenance) of exactly what is shown."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import common, tables
+from warehouse import exports, queries
+from warehouse.db import change_stamp
+from warehouse.errors import ExportRefused
 
 FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown", "md"),
-           ("latex", "LaTeX", "application/x-tex", "tex"))
+           ("latex", "LaTeX", "application/x-tex", "tex"),
+           ("parquet", "Parquet", "application/vnd.apache.parquet", "parquet"))
 
 
-def _downloads(view: str, tiers, runs, corpora, classes, measures) -> None:
+@st.cache_data(show_spinner=False, max_entries=64)
+def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, control,
+            labels):
+    """Every format of one export and its provenance, or why it was refused (one snapshot
+    of the warehouse, cached until it changes)."""
+    from harness.core.canonical import canonical_json
+
+    try:
+        built = exports.build_export(view, list(runs) or None, list(corpora) or None,
+                                     list(classes) or None, list(measures) or None,
+                                     control=control, labels=dict(labels), db_path=path)
+    except ExportRefused as exc:
+        return False, str(exc)
+    files = {fmt: exports.render(built, fmt) for fmt, *_ in FORMATS}
+    files["provenance"] = canonical_json(built.provenance)
+    return True, files
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _withheld(stamp: str, path: str) -> dict:
+    return queries.withheld_summary("publishable", db_path=path)
+
+
+def withheld_note(view: str) -> None:
+    """In the publishable view: how many runs and corpora it withholds, so rows never
+    vanish silently."""
+    if view != "publishable":
+        return
+    path = common.db_path()
+    held = _withheld(change_stamp(path), path)
+    if not held["runs"]:
+        return
+    runs, corpora = len(held["runs"]), len(held["corpora"])
+    st.info(f"{runs} run{'s' if runs != 1 else ''} / {corpora} "
+            f"{'corpora' if corpora != 1 else 'corpus'} withheld (not tier A): "
+            f"{', '.join(common.md_text(c) for c in held['corpora'])}. The internal view in "
+            "the sidebar shows them (never publish).", icon=":material/visibility_off:")
+
+
+def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labels) -> None:
     st.subheader("Export")
     common.tier_badge(view, tiers)
-    cols = st.columns(len(FORMATS))
+    path = common.db_path()
+    ok, payload = _export(change_stamp(path), path, view, tuple(runs), tuple(corpora),
+                          tuple(classes), tuple(measures), control, tuple(sorted(labels.items())))
+    if not ok:
+        st.warning(payload, icon=":material/block:")
+        return
+    cols = st.columns(len(FORMATS) + 1)
     for col, (fmt, label, mime, ext) in zip(cols, FORMATS):
-        ok, payload = common.export(view, fmt, runs, corpora, classes, measures)
-        if ok:
-            col.download_button(f"Download {label}", payload, file_name=f"results-{view}.{ext}",
-                                mime=mime, key=f"download_{fmt}", icon=":material/download:",
-                                on_click="ignore")
-        else:
-            col.warning(payload, icon=":material/block:")
-    st.caption("Exports come from `warehouse.exports.export_table` with the filters above and "
-               "carry their provenance (runs, metric engine, embedding model, corpus licences "
-               "and checksums). A publishable export refuses rather than include a row whose "
-               "corpora are not all tier A.")
+        col.download_button(f"Download {label}", payload[fmt], file_name=f"results-{view}.{ext}",
+                            mime=mime, key=f"download_{fmt}", icon=":material/download:",
+                            on_click="ignore")
+    cols[-1].download_button("Download provenance", payload["provenance"],
+                             file_name=f"results-{view}.csv.provenance.json",
+                             mime="application/json", key="download_provenance",
+                             icon=":material/download:", on_click="ignore")
+    st.caption("The exports hold what the tables above show, as numbers: each value with "
+               "its interval bounds and method and, with a control, the delta, its interval, "
+               "the Holm-adjusted p and the mark. CSV holds the data rows only (its provenance "
+               "is the JSON beside it: runs, metric engine, embedding model, corpus licences "
+               "and checksums); LaTeX is a booktabs table with a one-line source note. A "
+               "publishable export refuses rather than include a row whose corpora are not "
+               "all tier A; an internal one is stamped as not for publication.")
 
 
 def render() -> None:
@@ -35,6 +89,7 @@ def render() -> None:
     st.caption("Each run's measures with their intervals and, against a control, the deltas with Holm marks; the tables to publish from.")
     common.require_runs()
     view = common.view()
+    withheld_note(view)
     options = common.load("choices", view)
     if not options["run_id"]:
         st.info(f"No metric row is visible in the {view} view. Switch the tier view in the "
@@ -50,7 +105,7 @@ def render() -> None:
     measures = right.multiselect("Measures", options["measure"],
                                  default=common.measure_defaults(options["measure"]),
                                  key=f"results_measures_{view}")
-    left, right, third = st.columns([2, 2, 2])
+    left, right, third, fourth = st.columns([2, 2, 2, 2])
     corpora = left.multiselect("Corpora", options["corpus"], default=options["corpus"],
                                key=f"results_corpora_{view}")
     classes = right.multiselect("Query classes", options["query_class"],
@@ -58,6 +113,9 @@ def render() -> None:
     control = third.selectbox("Control run (deltas)", [None, *chosen_runs],
                               format_func=lambda r: "none" if r is None else labels.get(r, r),
                               key=f"results_control_{view}")
+    pivot = fourth.selectbox("Layout", tables.PIVOTS, key=f"results_pivot_{view}",
+                             help="Measures as columns with one line per run and class (fits "
+                                  "a narrow screen), or one column per class and measure.")
     if not (chosen_runs and measures and corpora and classes):
         st.info("Choose at least one run, measure, corpus and class.")
         return
@@ -86,10 +144,13 @@ def render() -> None:
         st.subheader(common.md_text(corpus))
         common.tier_badge(view, part["tier"])
         part_deltas = None if deltas is None else deltas[deltas["corpus"] == corpus]
-        st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control),
+        if control is not None and control not in set(part["run_id"]):
+            st.caption(f"The control {common.md_text(labels.get(control, control))} has no "
+                       f"row on {common.md_text(corpus)}: no deltas here.")
+        st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control,
+                                              pivot),
                      hide_index=True, width="stretch",
-                     column_config={"run": st.column_config.TextColumn("run", width="medium",
-                                                                       pinned=True)})
+                     column_config={"run": st.column_config.TextColumn("run", pinned=True)})
 
     with st.expander("Every value, sortable"):
         common.tier_badge(view, rows["tier"])
@@ -114,7 +175,7 @@ def render() -> None:
                 column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in
                                ("control_value", "value", "delta", "delta_lower", "delta_upper")})
 
-    _downloads(view, rows["tier"], chosen_runs, corpora, classes, measures)
+    _downloads(view, rows["tier"], chosen_runs, corpora, classes, measures, control, labels)
 
 
 common.run(render)

@@ -80,6 +80,7 @@ def cmd_migrate(args) -> int:
 
 
 def _export_args(p) -> None:
+    from warehouse.exports import LAYOUTS
     from warehouse.queries import VIEWS
     from warehouse.render import RENDERERS
 
@@ -92,6 +93,16 @@ def _export_args(p) -> None:
     p.add_argument("--corpus", action="append", dest="corpora", default=None, help="repeatable")
     p.add_argument("--class", action="append", dest="classes", default=None, help="repeatable")
     p.add_argument("--measure", action="append", dest="measures", default=None, help="repeatable")
+    p.add_argument("--control", default=None, metavar="NAME",
+                   help="control run (id, id prefix or control name): adds each run's delta "
+                        "against it, the delta's interval, Holm-adjusted p and mark")
+    p.add_argument("--layout", choices=LAYOUTS, default="wide",
+                   help="csv / parquet: wide (one row per run x corpus x class, columns per "
+                        "measure) or long (one row per measure); md and latex always show "
+                        "measures as columns and classes as row groups (default: wide)")
+    p.add_argument("--caption", default=None, help="latex: the table's caption")
+    p.add_argument("--label", default=None, help="latex: the table's label "
+                   "(default: tab:results)")
     _db(p)
 
 
@@ -139,12 +150,14 @@ def cmd_export(args) -> int:
 
     table, sidecar = _export_targets(args)  # before the warehouse is read
     export = build_export(args.view, args.runs, args.corpora, args.classes, args.measures,
-                          db_path=args.db)
+                          control=args.control, layout=args.layout, caption=args.caption,
+                          label=args.label, db_path=args.db)
     table, sidecar = _export_targets(args)  # as they are now, just before they are written
     # the last step: a Ctrl-C while the two files are put in place lets them finish
     write_files([(table, render(export, args.fmt)), (sidecar, canonical_json(export.provenance))],
                 reraise=False)
-    print(f"wrote {args.out} ({len(export.table)} rows, view {args.view}) and "
+    stamp = "" if args.view == "publishable" else "; internal: not for publication"
+    print(f"wrote {args.out} ({len(export.table)} rows, view {args.view}{stamp}) and "
           f"{Path(args.out).with_name(Path(args.out).name + PROVENANCE_SUFFIX)}")
     return OK
 

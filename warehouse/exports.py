@@ -11,7 +11,7 @@ timestamps, so the same warehouse and filters give the same bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.measures import MEASURES
@@ -19,19 +19,40 @@ from harness.claims.metrics import ALL
 from warehouse import queries, schema
 from warehouse.db import connect
 from warehouse.errors import ExportRefused
-from warehouse.render import RENDERERS
+from warehouse.render import INTERNAL_STAMP, RENDERERS
 
-ID_COLUMNS = ("run", "run_id", "corpus", "tier", "class", "n")
+ID_COLUMNS = ("view", "run", "run_id", "corpus", "tier", "class", "n")
 COUNT_COLUMNS = ("unanswered", "dropped")
+LAYOUTS = ("wide", "long")
+#: what the ``view`` column says in each view
+VIEW_CELLS = {"publishable": "publishable", "internal": INTERNAL_STAMP}
+#: the significance mark of a stored verdict (the Holm-adjusted paired test), as on screen
+MARKS = {"significant": "*", "not significant": "n.s.", "cannot be significant": "floor"}
+#: per measure in the wide layout: the value, its interval, and (with a control) its delta
+INTERVAL_FIELDS = ("lower", "upper", "interval_method")
+DELTA_FIELDS = ("delta", "delta_lower", "delta_upper", "p_holm", "mark")
+
+
+def significance_mark(verdict) -> str:
+    """The mark of a stored verdict ('' when no test is stored)."""
+    return MARKS.get(verdict if isinstance(verdict, str) else "", "")
 
 
 @dataclass(frozen=True)
 class Export:
-    """A wide metric table (one row per run x corpus x class) and its provenance."""
+    """An export: ``rows`` is the long table (one row per run x corpus x class x measure,
+    value, interval and, with a control, delta, its interval, Holm-adjusted p and mark);
+    ``table`` is it in the chosen layout; ``labels`` are the short unique run names."""
 
     view: str
-    table: Any  # pandas DataFrame
+    table: Any  # pandas DataFrame, in ``layout``
     provenance: dict
+    rows: Any = None  # pandas DataFrame, long
+    layout: str = "wide"
+    control: str | None = None  # run id
+    labels: dict = field(default_factory=dict)
+    caption: str | None = None
+    label: str | None = None
 
 
 def measure_order(names) -> list[str]:
@@ -47,29 +68,142 @@ def measure_order(names) -> list[str]:
     return sorted(set(names), key=key)
 
 
-def wide(long_table):
-    """Pivot :func:`warehouse.queries.metric_table` rows to one column per measure."""
+def short_labels(runs) -> dict[str, str]:
+    """``run_id -> short unique name``: the control name, numbered ``(2)``, ``(3)`` in
+    creation order where names repeat, never a hash id.  ``runs``: ``(run_id, name)`` pairs,
+    oldest first."""
+    runs = list(runs)
+    counts: dict[str, int] = {}
+    for _, name in runs:
+        counts[name] = counts.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    out = {}
+    for rid, name in runs:
+        if counts[name] == 1:
+            out[rid] = name
+            continue
+        seen[name] = seen.get(name, 0) + 1
+        out[rid] = f"{name} ({seen[name]})"
+    return out
+
+
+def class_order(classes) -> list[str]:
+    """``all`` first, then the others alphabetically."""
+    return sorted(set(classes), key=lambda c: (c != ALL, c))
+
+
+def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
+    """One row per run x corpus x class x measure: what the Results page shows, as numbers."""
     import pandas as pd
 
-    if long_table.empty:
-        return pd.DataFrame(columns=[*ID_COLUMNS, *COUNT_COLUMNS])
-    keys = ["created_at", "run_id", "control_name", "corpus", "tier", "query_class", "n",
-            "queries_unanswered", "queries_dropped_unjudgeable"]
-    table = long_table.pivot_table(index=keys, columns="measure", values="value",
-                                   aggfunc="first", sort=False).reset_index()
-    table["_all"] = table["query_class"] == ALL
-    table = table.sort_values(["created_at", "run_id", "corpus", "_all", "query_class"],
+    frame = intervals.copy()
+    frame["run"] = frame["run_id"].map(labels)
+    frame["view"] = VIEW_CELLS[view]
+    frame["class"] = frame["query_class"]
+    frame["_class"] = frame["class"].map(lambda c: (c != ALL, c))
+    measures = measure_order(frame["measure"].unique())
+    frame["_measure"] = frame["measure"].map(measures.index)
+    frame["_corpus"] = frame["corpus"].map(lambda c: ("+" in c, c))
+    frame = frame.sort_values(["created_at", "run_id", "_corpus", "_class", "_measure"],
                               kind="stable")
-    measures = measure_order(long_table["measure"].unique())
     out = pd.DataFrame({
-        "run": table["control_name"], "run_id": table["run_id"], "corpus": table["corpus"],
-        "tier": table["tier"], "class": table["query_class"], "n": table["n"].astype("int64"),
+        "view": frame["view"], "run": frame["run"], "run_id": frame["run_id"],
+        "corpus": frame["corpus"], "tier": frame["tier"], "class": frame["class"],
+        "n": frame["n"].astype("int64"), "measure": frame["measure"],
+        "value": frame["value"].astype("float64"),
+        "lower": frame["lower"].astype("float64"), "upper": frame["upper"].astype("float64"),
+        "interval_method": frame["interval_method"].astype("object"),
+        "confidence": frame["confidence"].astype("float64"),
     })
-    for m in measures:
-        out[m] = table[m].astype("float64")
-    out["unanswered"] = table["queries_unanswered"].astype("int64")
-    out["dropped"] = table["queries_dropped_unjudgeable"].astype("int64")
+    if control is not None:
+        keys = ["run_id", "corpus", "query_class", "measure"]
+        d = deltas.rename(columns={"tier": "delta_tier"}) if deltas is not None else None
+        if d is None or d.empty:
+            d = pd.DataFrame(columns=[*keys, "delta", "delta_lower", "delta_upper", "p_holm",
+                                      "verdict", "comparable", "not_comparable_because",
+                                      "paired", "delta_tier"])
+        merged = frame[keys].merge(d[[*keys, "delta", "delta_lower", "delta_upper", "p_holm",
+                                      "verdict", "comparable", "not_comparable_because",
+                                      "paired", "delta_tier"]], on=keys, how="left")
+        comparable = merged["comparable"].fillna(False).astype(bool).to_numpy()
+        is_control = (frame["run_id"] == control).to_numpy()
+        has = merged["delta"].notna().to_numpy()
+        out["control"] = labels.get(control, control)
+        for col in ("delta", "delta_lower", "delta_upper", "p_holm"):
+            values = merged[col].astype("float64").to_numpy(copy=True)
+            # a delta between runs that measured differently is not an effect: no number
+            values[~comparable] = float("nan")
+            out[col] = values
+        marks = []
+        for i, verdict in enumerate(merged["verdict"]):
+            if is_control[i]:
+                marks.append("control")
+            elif not has[i]:
+                marks.append("")
+            elif not comparable[i]:
+                marks.append("not comparable")
+            else:
+                marks.append(significance_mark(verdict))
+        out["mark"] = marks
+        out["not_comparable_because"] = [
+            "" if (is_control[i] or not has[i] or comparable[i]) else str(b or "")
+            for i, b in enumerate(merged["not_comparable_because"])]
+        tiers = [t if isinstance(dt, float) or dt is None else _stricter(t, dt)
+                 for t, dt in zip(out["tier"], merged["delta_tier"])]
+        out["tier"] = tiers
+    out["unanswered"] = frame["queries_unanswered"].astype("int64").to_numpy()
+    out["dropped"] = frame["queries_dropped_unjudgeable"].astype("int64").to_numpy()
     return out.reset_index(drop=True)
+
+
+def _stricter(a, b):
+    from harness.core.tiers import most_restrictive_tier
+
+    if not isinstance(b, str):
+        return a
+    return most_restrictive_tier([a, b])
+
+
+def wide(rows, with_control: bool):
+    """The long rows pivoted to one row per run x corpus x class: per measure ``M``,
+    ``M lower``, ``M upper``, ``M interval_method`` and, with a control, ``M delta``,
+    ``M delta_lower``, ``M delta_upper``, ``M p_holm``, ``M mark``."""
+    import pandas as pd
+
+    keys = ["view", "run", "run_id", "corpus", "tier", "class", "n"]
+    if rows.empty:
+        return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS])
+    measures = list(dict.fromkeys(rows["measure"]))
+    groups: dict = {}
+    for r in rows.to_dict("records"):
+        key = (r["run_id"], r["corpus"], r["class"])
+        line = groups.setdefault(key, {k: r[k] for k in keys} | (
+            {"control": r["control"]} if with_control else {}))
+        # the row's tier is the most restrictive of its cells
+        line["tier"] = _stricter(line["tier"], r["tier"])
+        m = r["measure"]
+        line[m] = r["value"]
+        for f in INTERVAL_FIELDS:
+            line[f"{m} {f}"] = r[f]
+        if with_control:
+            for f in DELTA_FIELDS:
+                line[f"{m} {f}"] = r[f]
+        line["unanswered"], line["dropped"] = r["unanswered"], r["dropped"]
+    columns = list(keys) + (["control"] if with_control else [])
+    for m in measures:
+        columns += [m, *(f"{m} {f}" for f in INTERVAL_FIELDS)]
+        if with_control:
+            columns += [f"{m} {f}" for f in DELTA_FIELDS]
+    columns += list(COUNT_COLUMNS)
+    out = pd.DataFrame(list(groups.values())).reindex(columns=columns)
+    for m in measures:
+        for col in (m, f"{m} lower", f"{m} upper") + ((f"{m} delta", f"{m} delta_lower",
+                                                       f"{m} delta_upper", f"{m} p_holm")
+                                                      if with_control else ()):
+            out[col] = out[col].astype("float64")
+        out[f"{m} interval_method"] = out[f"{m} interval_method"].astype("object")
+    out["n"] = out["n"].astype("int64")
+    return out
 
 
 def _refusal(withheld, publishable_corpora) -> str:
@@ -88,40 +222,76 @@ def _refusal(withheld, publishable_corpora) -> str:
 
 
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,
+                 control=None, layout: str = "wide", caption: str | None = None,
+                 label: str | None = None, labels: dict | None = None,
                  db_path=None) -> Export:
-    """The table and provenance of an export (one read-only snapshot)."""
+    """The table and provenance of an export (one read-only snapshot): values with their
+    stored intervals and, with ``control``, each run's delta against it with the stored
+    paired test (interval, Holm-adjusted p, mark).  Every number comes from ``view``'s own
+    relations; a publishable export refuses unless every row, interval and test is tier A.
+    ``labels`` (run id -> name) names the runs as a page shows them; by default
+    :func:`short_labels` of the exported runs."""
     queries.relation(view, "metric_rows")
-    filters = {"runs": runs, "corpora": corpora, "classes": classes, "measures": measures}
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; expected one of {list(LAYOUTS)}")
     with connect(db_path, read_only=True) as conn:
         resolved = queries.resolve_runs(conn, runs)
+        control_id = None
+        if control is not None:
+            control_id = queries.resolve_runs(conn, [control])[0]
+            if resolved is not None and control_id not in resolved:
+                resolved = [*resolved, control_id]
+        filters = {"runs": resolved, "corpora": corpora, "classes": classes,
+                   "measures": measures}
         if view == "publishable":
             withheld = queries.fetch_withheld(conn, resolved, corpora, classes, measures)
             if len(withheld):
                 allowed = queries.fetch_metric_table(conn, view, resolved, corpora, classes,
                                                      measures)
                 raise ExportRefused(_refusal(withheld, sorted(set(allowed["corpus"]))))
-        long_table = queries.fetch_metric_table(conn, view, resolved, corpora, classes, measures)
-        if long_table.empty:
+        intervals = queries.fetch_metric_intervals(conn, view, resolved, corpora, classes,
+                                                   measures)
+        if intervals.empty:
             raise ExportRefused(f"nothing to export: no {view} metric rows match "
                                 f"{ {k: v for k, v in filters.items() if v} or 'the warehouse'}")
-        if view == "publishable" and set(long_table["tier"]) != {"A"}:
-            raise ExportRefused("refused: a non-A row reached a publishable export")
-        run_ids = sorted(set(long_table["run_id"]))
+        deltas = None
+        if control_id is not None:
+            if control_id not in set(intervals["run_id"]):
+                raise ExportRefused(f"the control {control!r} has no {view} metric row "
+                                    "under these filters")
+            deltas = queries.fetch_deltas_tested(conn, control_id, resolved, view, corpora,
+                                                 classes, measures)
+        run_ids = sorted(set(intervals["run_id"]))
         runs_info = queries.run_provenance(conn, run_ids)
+        ordered = conn.query_all(
+            "SELECT run_id, control_name FROM runs WHERE list_contains(?::VARCHAR[], run_id) "
+            "ORDER BY created_at, run_id", [run_ids])
         version = schema.check(conn)
-    names = {name for corpus in set(long_table["corpus"]) for name in corpus.split("+")}
+    labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
+                                          if k in run_ids}}
+    rows = long_rows(intervals, deltas, labels, control_id, view)
+    if view == "publishable" and (set(rows["tier"]) != {"A"} or (
+            deltas is not None and len(deltas) and set(deltas["tier"]) != {"A"})):
+        raise ExportRefused("refused: a non-A row reached a publishable export")
+    names = {name for corpus in set(rows["corpus"]) for name in corpus.split("+")}
     corpora_info = sorted(
         {json.dumps(c, sort_keys=True) for r in runs_info for c in r["corpora"]
          if c["name"] in names})
-    table = wide(long_table)
+    table = wide(rows, control_id is not None) if layout == "wide" else rows
     provenance = {
         "view": view,
+        "stamp": INTERNAL_STAMP if view != "publishable" else None,
+        "layout": layout,
         "rows": int(len(table)),
-        "values": int(len(long_table)),
+        "values": int(len(rows)),
         "schema_version": version,
-        "filters": {k: queries.as_list(v) or [] for k, v in
-                    {"runs": resolved, "corpora": corpora, "classes": classes,
-                     "measures": measures}.items()},
+        "filters": {k: queries.as_list(v) or [] for k, v in filters.items()},
+        "control": None if control_id is None else {
+            "run_id": control_id, "name": labels.get(control_id)},
+        "interval_methods": sorted({m for m in rows["interval_method"] if isinstance(m, str)}),
+        "run_names": [{"run_id": rid, "name": labels[rid]} for rid, _ in ordered],
+        "query_counts": {c: int(rows.loc[(rows["corpus"] == c), "n"].max())
+                         for c in sorted(set(rows["corpus"]))},
         "runs": [{
             "run_id": r["run_id"], "control_name": r["control_name"],
             "metric_engine": r["metric_engine"], "metric_engine_version": r["metric_engine_version"],
@@ -133,21 +303,26 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
         } for r in runs_info],
         "corpora": [json.loads(c) for c in corpora_info],
     }
-    return Export(view, table, provenance)
+    return Export(view, table, provenance, rows=rows, layout=layout, control=control_id,
+                  labels=labels, caption=caption, label=label)
 
 
 def render(export: Export, fmt: str):
     """``str`` for csv / md / latex, ``bytes`` for parquet."""
     if fmt not in RENDERERS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {sorted(RENDERERS)}")
-    return RENDERERS[fmt](export.table, export.provenance)
+    return RENDERERS[fmt](export)
 
 
 def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, measures=None, *,
-                 db_path=None):
-    """The metric table under ``view`` as ``fmt`` (csv, md, latex: str; parquet: bytes),
-    provenance included.  A publishable export raises
-    :class:`~warehouse.errors.ExportRefused` naming the corpora it would have to include."""
+                 control=None, layout: str = "wide", caption: str | None = None,
+                 label: str | None = None, db_path=None):
+    """The metric table under ``view`` as ``fmt`` (csv, md, latex: str; parquet: bytes).
+    A publishable export raises :class:`~warehouse.errors.ExportRefused` naming the
+    corpora it would have to include.  CSV holds the data rows only (its provenance is
+    :func:`build_export`'s ``provenance``, the CLI's sidecar)."""
     if fmt not in RENDERERS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {sorted(RENDERERS)}")
-    return render(build_export(view, runs, corpora, classes, measures, db_path=db_path), fmt)
+    return render(build_export(view, runs, corpora, classes, measures, control=control,
+                               layout=layout, caption=caption, label=label, db_path=db_path),
+                  fmt)

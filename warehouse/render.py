@@ -55,17 +55,10 @@ def _plain(value) -> str:
     return str(value)
 
 
-def _short(value, decimals: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{decimals}f}"
-    return str(value)
-
-
 def provenance_lines(provenance: dict) -> list[str]:
     """The provenance as short human-readable lines (the same facts as the JSON sidecar)."""
-    lines = [f"view: {provenance['view']}; rows: {provenance['rows']} "
+    lines = [INTERNAL_STAMP] if provenance["view"] != "publishable" else []
+    lines += [f"view: {provenance['view']}; rows: {provenance['rows']} "
              f"({provenance['values']} values); "
              f"warehouse schema version: {provenance['schema_version']}"]
     filters = {k: v for k, v in provenance["filters"].items() if v}
@@ -83,72 +76,223 @@ def provenance_lines(provenance: dict) -> list[str]:
     return lines
 
 
-#: run ids are shortened to this many characters in tables for reading (md, latex); the
-#: provenance beside them gives them in full
-SHORT_ID = 12
+#: the stamp every internal export carries (first line, caption, or its ``view`` column)
+INTERNAL_STAMP = "INTERNAL: not for publication"
 
 
-def _records(table, short_ids: bool = False) -> tuple[list[str], list[list]]:
+# --------------------------------------------------------------------------- cell text
+
+
+def missing(value) -> bool:
+    """None, NaN or pandas' NA."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def fmt_value(value, digits: int = 4) -> str:
+    return "–" if missing(value) else f"{float(value):.{digits}f}"
+
+
+def fmt_signed(value, digits: int = 4) -> str:
+    if missing(value):
+        return "–"
+    text = f"{float(value):+.{digits}f}"
+    return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
+
+
+def interval_precision(bounds) -> int:
+    """One interval precision for a whole table: 2 decimals when every interval in it is at
+    least 0.02 wide, 4 when any is narrower (so no bound is rounded onto its neighbour)."""
+    widths = [float(hi) - float(lo) for lo, hi in bounds if not (missing(lo) or missing(hi))]
+    return 4 if any(w < 0.02 for w in widths) else 2
+
+
+def fmt_interval(value, lower, upper, digits: int = 4, interval_digits: int | None = None) -> str:
+    """``0.1234 [0.11, 0.14]``: the value to ``digits`` decimals, the bounds to
+    ``interval_digits`` (default: :func:`interval_precision` of this one interval)."""
+    if missing(value):
+        return "–"
+    if missing(lower) or missing(upper):
+        return fmt_value(value, digits)
+    if interval_digits is None:
+        interval_digits = interval_precision([(lower, upper)])
+    return (f"{fmt_value(value, digits)} [{fmt_value(lower, interval_digits)}, "
+            f"{fmt_value(upper, interval_digits)}]")
+
+
+def fmt_delta(delta, lower=None, upper=None, mark: str = "", digits: int = 4) -> str:
+    """``+0.0123 [+0.0012, +0.0234] *``: delta, its paired interval and its mark."""
+    if missing(delta):
+        return "–"
+    text = fmt_signed(delta, digits)
+    if not (missing(lower) or missing(upper)):
+        text += f" [{fmt_signed(lower, digits)}, {fmt_signed(upper, digits)}]"
+    return f"{text} {mark}" if mark else text
+
+
+def not_comparable_text(because) -> str:
+    """``not comparable (first reason, +k more)``."""
+    notes = [n for n in str(because or "").split("; ") if n]
+    if not notes:
+        return "not comparable"
+    more = f", +{len(notes) - 1} more" if len(notes) > 1 else ""
+    return f"not comparable ({notes[0]}{more})"
+
+
+# --------------------------------------------------------------------------- presentation
+
+
+def presentation(export, digits: int = 4, interval_digits: int | None = None,
+                 delta_digits: int = 4):
+    """The table as it is read: row groups ``(corpus, class)`` (pooled corpora last, the
+    ``all`` class first), one line per run, per measure a ``value [lower, upper]`` cell
+    and, with a control, a ``Δ measure`` cell (delta [interval] mark).
+
+    Returns ``(columns, groups)``, ``groups``: ``[((corpus, class), [(run, n, cells)])]``."""
+    rows = export.rows
+    measures = list(dict.fromkeys(rows["measure"]))
+    with_control = export.control is not None
+    # one interval precision per corpus, as each corpus is one table on the Results page
+    precision = {corpus: interval_digits if interval_digits is not None else
+                 interval_precision(zip(part["lower"], part["upper"]))
+                 for corpus, part in rows.groupby("corpus", sort=False)}
+    columns = []
+    for m in measures:
+        columns.append(m)
+        if with_control:
+            columns.append(f"{m} Δ")
+    groups: dict = {}
+    for r in rows.to_dict("records"):
+        group = groups.setdefault((r["corpus"], r["class"]), {})
+        line = group.setdefault(r["run"], {"n": r["n"]})
+        line[r["measure"]] = fmt_interval(r["value"], r["lower"], r["upper"], digits,
+                                          precision[r["corpus"]])
+        if with_control:
+            if r["mark"] == "control":
+                cell = "control"
+            elif r["mark"] == "not comparable":
+                cell = not_comparable_text(r["not_comparable_because"])
+            else:
+                cell = fmt_delta(r["delta"], r["delta_lower"], r["delta_upper"], r["mark"],
+                                 delta_digits)
+            line[f"{r['measure']} Δ"] = cell
+    order = sorted(groups, key=lambda k: ("+" in k[0], k[0], k[1] != "all", k[1]))
+    out = [(key, [(run, line["n"], [line.get(c, "–") for c in columns])
+                  for run, line in groups[key].items()]) for key in order]
+    return columns, out
+
+
+def _records(table) -> tuple[list[str], list[list]]:
     columns = [str(c) for c in table.columns]
-    rows = [[None if (isinstance(v, float) and math.isnan(v)) else
-             (v.item() if hasattr(v, "item") else v) for v in row]
+    rows = [[None if missing(v) else (v.item() if hasattr(v, "item") else v) for v in row]
             for row in table.itertuples(index=False, name=None)]
-    if short_ids and "run_id" in columns:
-        at = columns.index("run_id")
-        for row in rows:
-            row[at] = str(row[at])[:SHORT_ID]
     return columns, rows
 
 
-def render_csv(table, provenance: dict) -> str:
-    columns, rows = _records(table)
+def render_csv(export) -> str:
+    """The data rows only, so ``pandas.read_csv`` reads exactly them; the provenance goes to
+    the ``FILE.provenance.json`` sidecar."""
+    columns, rows = _records(export.table)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([neutralise_csv(c) for c in columns])
     for row in rows:
         writer.writerow([_plain(v) if _is_number(v) or v is None else neutralise_csv(str(v))
                          for v in row])
-    for line in ["provenance"] + provenance_lines(provenance):
-        writer.writerow([f"# {line}"])
     return out.getvalue()
 
 
-def render_md(table, provenance: dict) -> str:
-    columns, rows = _records(table, short_ids=True)
-    lines = ["| " + " | ".join(escape_md(c) for c in columns) + " |",
-             "|" + "---|" * len(columns)]
-    for row in rows:
-        lines.append("| " + " | ".join(_short(v) if _is_number(v) or v is None
-                                       else escape_md(str(v)) for v in row) + " |")
+def render_md(export) -> str:
+    """The table as the Results page shows it (same cells), its provenance beneath; an
+    internal export starts with its stamp."""
+    provenance = export.provenance
+    columns, groups = presentation(export)
+    head = ["run", "corpus", "class", "n", *columns]
+    lines = [f"**{INTERNAL_STAMP}**", ""] if export.view != "publishable" else []
+    lines += ["| " + " | ".join(escape_md(c) for c in head) + " |", "|" + "---|" * len(head)]
+    for (corpus, cls), members in groups:
+        for run, n, cells in members:
+            lines.append("| " + " | ".join(escape_md(str(v)) for v in
+                                           [run, corpus, cls, n, *cells]) + " |")
     lines += ["", "**Provenance**", ""]
     lines += [f"- {escape_md(line)}" for line in provenance_lines(provenance)]
     return "\n".join(lines) + "\n"
 
 
-def render_latex(table, provenance: dict) -> str:
-    columns, rows = _records(table, short_ids=True)
-    numeric = [all(_is_number(r[i]) or r[i] is None for r in rows) for i in range(len(columns))]
-    spec = "".join("r" if n else "l" for n in numeric)
-    lines = ["\\begin{table}[ht]", "\\centering", f"\\begin{{tabular}}{{{spec}}}", "\\hline",
-             " & ".join(escape_latex(c) for c in columns) + " \\\\", "\\hline"]
-    for row in rows:
-        lines.append(" & ".join(_short(v) if _is_number(v) or v is None
-                                else escape_latex(str(v)) for v in row) + " \\\\")
-    lines += ["\\hline", "\\end{tabular}", "\\par\\smallskip",
-              "{\\footnotesize Provenance: " + escape_latex("; ".join(provenance_lines(provenance)))
-              + "}", "\\end{table}"]
+#: LaTeX: values and bounds to 3 decimals, ``0.123 [0.101, 0.140]`` (docs/exports.md)
+LATEX_DIGITS = 3
+
+
+def source_note(provenance: dict) -> str:
+    """One line: corpora (tier, licence, query count), metric engine and version."""
+    counts = provenance.get("query_counts", {})
+    corpora = ", ".join(
+        f"{c['name']} (tier {c['tier']}, {c['licence'] or 'licence unknown'}"
+        + (f", {counts[c['name']]} queries" if c["name"] in counts else "") + ")"
+        for c in provenance["corpora"])
+    engines = sorted({f"{r['metric_engine']} {r['metric_engine_version']}"
+                      for r in provenance["runs"]})
+    methods = provenance.get("interval_methods") or []
+    note = f"Source: {corpora}; metric engine {', '.join(engines)}"
+    if methods:
+        note += f"; intervals: {', '.join(methods)}"
+    return note + "."
+
+
+def render_latex(export) -> str:
+    """A paste-ready ``table`` (needs ``\\usepackage{booktabs}``): caption and label, the
+    measures as columns, the classes as row groups, short run names, intervals as
+    ``0.123 [0.101, 0.140]``, a one-line source note beneath; an internal export is stamped
+    in its first line and its caption."""
+    provenance = export.provenance
+    columns, groups = presentation(export, LATEX_DIGITS, LATEX_DIGITS, LATEX_DIGITS)
+    corpora = sorted({corpus for (corpus, _), _ in groups})
+    caption = export.caption or f"Retrieval results on {', '.join(corpora)}."
+    if export.view != "publishable":
+        caption = f"{INTERNAL_STAMP}. {caption}"
+    label = export.label or "tab:results"
+    width = 2 + len(columns)
+    lines = [f"% {INTERNAL_STAMP}" if export.view != "publishable" else
+             "% publishable (tier A only)",
+             "% needs \\usepackage{booktabs}; provenance in the .provenance.json sidecar",
+             "\\begin{table}[ht]", "\\centering",
+             f"\\caption{{{escape_latex(caption)}}}", f"\\label{{{escape_latex(label)}}}",
+             f"\\begin{{tabular}}{{l r {' '.join('l' for _ in columns)}}}", "\\toprule",
+             " & ".join(["run", "$n$", *(_latex_head(c) for c in columns)]) + " \\\\"]
+    for (corpus, cls), members in groups:
+        lines.append("\\midrule")
+        lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\textit{{{escape_latex(corpus)}, "
+                     f"{escape_latex(cls)}}}}} \\\\")
+        for run, n, cells in members:
+            lines.append(" & ".join([escape_latex(run), str(n),
+                                     *(_latex_cell(c) for c in cells)]) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\par\\smallskip",
+              "{\\footnotesize " + escape_latex(source_note(provenance)) + "}",
+              "\\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def render_parquet(table, provenance: dict) -> bytes:
+def _latex_head(column: str) -> str:
+    """``nDCG@10 Δ`` (the screen's name) as ``$\\Delta$ nDCG@10``."""
+    if column.endswith(" Δ"):
+        return "$\\Delta$ " + escape_latex(column[:-2])
+    return escape_latex(column)
+
+
+def _latex_cell(text: str) -> str:
+    return escape_latex(text).replace("–", "--").replace(" *", "$^{*}$")
+
+
+def render_parquet(export) -> bytes:
     """Parquet with the provenance JSON in the file's key-value metadata ("provenance")."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    arrow = pa.Table.from_pandas(export.table, preserve_index=False)
     meta = dict(arrow.schema.metadata or {})
     meta.pop(b"pandas", None)
-    meta[b"provenance"] = json.dumps(provenance, sort_keys=True).encode("utf-8")
+    meta[b"provenance"] = json.dumps(export.provenance, sort_keys=True).encode("utf-8")
     arrow = arrow.replace_schema_metadata(meta)
     sink = io.BytesIO()
     pq.write_table(arrow, sink)

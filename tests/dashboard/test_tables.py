@@ -26,11 +26,10 @@ def test_values_intervals_and_deltas_are_formatted_like_the_methodology_tables()
     assert f.fmt_p(0.25) == "0.25" and f.fmt_p(0.0001234) == "1.23e-04"
 
 
-def test_run_labels_add_a_short_id_only_where_names_repeat():
+def test_run_labels_number_repeated_names_in_order_never_by_hash():
     runs = pd.DataFrame({"run_id": ["a" * 64, "b" * 64, "c" * 64],
                          "control_name": ["ctl", "arm", "ctl"]})
-    assert f.run_labels(runs) == {"a" * 64: "ctl · aaaaaaaa", "b" * 64: "arm",
-                                  "c" * 64: "ctl · cccccccc"}
+    assert f.run_labels(runs) == {"a" * 64: "ctl (1)", "b" * 64: "arm", "c" * 64: "ctl (2)"}
 
 
 def test_outcome_counts_per_class():
@@ -71,9 +70,11 @@ def test_methodology_table_puts_each_delta_beside_its_value():
                            "verdict": [None, "significant"], "paired": [True, False],
                            "comparable": [True, True], "not_comparable_because": ["", ""],
                            "control_n": [3, 6], "n": [3, 5]})
-    table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c")
-    assert list(table.columns) == ["run", "lookup · nDCG@10", "lookup · nDCG@10 Δ",
-                                   "all · nDCG@10", "all · nDCG@10 Δ"]
+    table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c",
+                                     tables.BY_MEASURE)
+    # the all class first
+    assert list(table.columns) == ["run", "all · nDCG@10", "all · nDCG@10 Δ",
+                                   "lookup · nDCG@10", "lookup · nDCG@10 Δ"]
     arm = table.set_index("run").loc["arm"]
     assert arm["lookup · nDCG@10"] == "0.4000" and arm["all · nDCG@10"] == "0.4500 [0.30, 0.60]"
     assert arm["lookup · nDCG@10 Δ"] == "+0.1000"
@@ -103,7 +104,8 @@ def test_a_delta_between_runs_that_measured_differently_is_never_marked():
                            "delta": [0.15], "delta_lower": [0.1], "delta_upper": [0.2],
                            "verdict": ["significant"], "paired": [True], "comparable": [False],
                            "not_comparable_because": [because], "control_n": [6], "n": [6]})
-    table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c")
+    table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm"}, deltas, "c",
+                                     tables.BY_MEASURE)
     cell = table.set_index("run").loc["arm", "all · nDCG@10 Δ"]
     assert cell == ("not comparable (relevance_policy differs: the two files judge relevance "
                     "differently, +1 more)")
@@ -113,3 +115,54 @@ def test_a_delta_between_runs_that_measured_differently_is_never_marked():
                          "tier": ["A", "A"], "paired": [True, True],
                          "comparable": [False, False]})
     assert tables.arms_from_deltas(both, "a", "b", {}, "fam").empty
+
+
+def _rows(run_ids, classes, values, lowers, uppers, measure="nDCG@10"):
+    return pd.DataFrame({"run_id": run_ids, "query_class": classes, "measure": [measure] *
+                         len(run_ids), "value": values, "lower": lowers, "upper": uppers})
+
+
+def test_measures_as_columns_with_classes_as_row_groups_all_first():
+    rows = pd.concat([
+        _rows(["c", "c", "x", "x"], ["lookup", "all"] * 2, [0.3, 0.35, 0.4, 0.45],
+              [0.1, 0.2, 0.2, 0.3], [0.5, 0.5, 0.6, 0.6]),
+        _rows(["c", "c", "x", "x"], ["lookup", "all"] * 2, [0.5, 0.6, 0.7, 0.8],
+              [None] * 4, [None] * 4, measure="MRR")])
+    deltas = pd.DataFrame({"run_id": ["x"] * 4, "query_class": ["lookup", "all"] * 2,
+                           "measure": ["nDCG@10", "nDCG@10", "MRR", "MRR"],
+                           "delta": [0.1, 0.1, 0.2, 0.2], "delta_lower": [None] * 4,
+                           "delta_upper": [None] * 4, "verdict": [None] * 4,
+                           "paired": [True] * 4, "comparable": [True] * 4,
+                           "not_comparable_because": [""] * 4, "control_n": [3] * 4,
+                           "n": [3] * 4})
+    table = tables.methodology_table(rows, ["nDCG@10", "MRR"], {"c": "control", "x": "arm"},
+                                     deltas, "c")
+    assert list(table.columns) == ["run", "class", "nDCG@10", "nDCG@10 Δ", "MRR", "MRR Δ"]
+    assert table[["run", "class"]].values.tolist() == [
+        ["control", "all"], ["arm", "all"], ["control", "lookup"], ["arm", "lookup"]]
+    assert table.iloc[1].tolist() == ["arm", "all", "0.4500 [0.30, 0.60]", "+0.1000",
+                                      "0.8000", "+0.2000"]
+    assert table.iloc[0]["MRR Δ"] == "control"
+
+
+def test_no_control_line_in_a_corpus_the_control_has_no_rows_on():
+    rows = _rows(["x", "y"], ["all", "all"], [0.4, 0.5], [None, None], [None, None])
+    # deltas of another corpus (the page filters by corpus; none here)
+    deltas = pd.DataFrame(columns=["run_id", "query_class", "measure", "delta", "delta_lower",
+                                   "delta_upper", "verdict", "paired", "comparable",
+                                   "not_comparable_because", "control_n", "n"])
+    for pivot in tables.PIVOTS:
+        table = tables.methodology_table(rows, ["nDCG@10"], {"c": "control", "x": "arm",
+                                                             "y": "other"}, deltas, "c", pivot)
+        assert table["run"].tolist() == ["arm", "other"]
+        assert not any("Δ" in c for c in table.columns)
+
+
+def test_intervals_share_one_precision_within_a_table():
+    # one interval is narrower than 0.02: every interval of the table gets 4 decimals
+    rows = _rows(["x", "y"], ["all", "all"], [0.4, 0.5], [0.3, 0.495], [0.5, 0.505])
+    table = tables.methodology_table(rows, ["nDCG@10"], {"x": "a", "y": "b"}, None, None)
+    assert table["nDCG@10"].tolist() == ["0.4000 [0.3000, 0.5000]", "0.5000 [0.4950, 0.5050]"]
+    wide = _rows(["x", "y"], ["all", "all"], [0.4, 0.5], [0.3, 0.4], [0.5, 0.6])
+    table = tables.methodology_table(wide, ["nDCG@10"], {"x": "a", "y": "b"}, None, None)
+    assert table["nDCG@10"].tolist() == ["0.4000 [0.30, 0.50]", "0.5000 [0.40, 0.60]"]

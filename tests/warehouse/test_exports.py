@@ -15,7 +15,7 @@ from tests.warehouse.conftest import tier_b_numbers
 from warehouse import ingest_results
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
-from warehouse.exports import export_table
+from warehouse.exports import build_export, export_table
 from warehouse.render import escape_latex, escape_md, neutralise_csv
 
 FORMATS = ("csv", "md", "latex", "parquet")
@@ -51,26 +51,38 @@ PUB_RUNS = ["pub-control", "pub-candidate"]
 def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     db, ids = mixed
     tier_b = tier_b_numbers()
+    full = (ids["pub-control"], ids["pub-candidate"], "MIT", "pytrec_eval_terrier", "0.5.10",
+            "0" * 64)
     for fmt in FORMATS:
         text = _text(export_table("publishable", fmt, runs=PUB_RUNS, db_path=db))
         assert "secretcorpus" not in text
         assert "CC-BY-NC" not in text
-        # provenance: both run ids, the corpus licence and checksum, engine and version
-        for needed in (ids["pub-control"], ids["pub-candidate"], "MIT", "pytrec_eval_terrier",
-                       "0.5.10", "0" * 64):
-            assert (escape_latex(needed) if fmt == "latex" else needed) in text, (fmt, needed)
+        # the long provenance: in Markdown and Parquet; CSV keeps it in the sidecar, LaTeX
+        # has a one-line source note (no hash ids)
+        needed = {"md": full, "parquet": full, "csv": full[:2],
+                  "latex": ("MIT", "pytrec\\_eval\\_terrier 0.5.10", "2 queries")}[fmt]
+        for item in needed:
+            assert item in text, (fmt, item)
         assert ids["control"] not in text and ids["candidate"] not in text
+    provenance = build_export("publishable", runs=PUB_RUNS, db_path=db).provenance
+    assert {r["run_id"] for r in provenance["runs"]} == {ids["pub-control"], ids["pub-candidate"]}
+    assert [c["sha256"] for c in provenance["corpora"]] == ["0" * 64]
     rows = list(csv.reader(io.StringIO(export_table("publishable", "csv", runs=PUB_RUNS,
                                                     db_path=db))))
-    header, body = rows[0], [r for r in rows[1:] if not r[0].startswith("#")]
-    assert header == ["run", "run_id", "corpus", "tier", "class", "n", "nDCG@10", "MRR",
+    header, body = rows[0], rows[1:]
+    assert header == ["view", "run", "run_id", "corpus", "tier", "class", "n",
+                      "nDCG@10", "nDCG@10 lower", "nDCG@10 upper", "nDCG@10 interval_method",
+                      "MRR", "MRR lower", "MRR upper", "MRR interval_method",
                       "unanswered", "dropped"]
-    assert len(body) == 2 * 3 and {r[3] for r in body} == {"A"}
+    assert len(body) == 2 * 3 and {r[4] for r in body} == {"A"}
+    assert {r[0] for r in body} == {"publishable"}
     for row in body:
-        for cell in row[6:8]:
+        for cell in (row[7], row[11]):
             assert not any(math.isclose(float(cell), b, abs_tol=1e-9) for b in tier_b)
-    control_all = [r for r in body if r[0] == "pub-control" and r[4] == "all"][0]
-    assert float(control_all[6]) == pytest.approx((0.5 + 0.3) / 2)
+    control_all = [r for r in body if r[1] == "pub-control" and r[5] == "all"][0]
+    assert float(control_all[7]) == pytest.approx((0.5 + 0.3) / 2)
+    # the all class first within each run
+    assert [r[5] for r in body if r[1] == "pub-control"][0] == "all"
 
 
 def test_internal_export_holds_everything_and_exports_are_deterministic(mixed):
@@ -107,7 +119,7 @@ def hostile(tmp_path):
 def test_formula_injection_cells_are_neutralised(hostile):
     text = export_table("publishable", "csv", db_path=hostile)
     rows = list(csv.reader(io.StringIO(text)))
-    body = [r for r in rows[1:] if not r[0].startswith("#")]
+    body = rows[1:]
     assert len(body) == 3
     for row in [rows[0], *body]:
         for cell in row:
@@ -117,12 +129,10 @@ def test_formula_injection_cells_are_neutralised(hostile):
             except ValueError:
                 pass
             assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
-    assert body[0][0] == "'" + '=HYPERLINK("http://x.test","a_b&c|d")'
-    assert {r[2] for r in body} == {"'@evil"}
-    assert {r[4] for r in body} == {"'-2+3", "'=cmd|x", "all"}
-    for row in rows:
-        if row[0].startswith("#"):
-            assert len(row) == 1  # provenance footer lines are single comment cells
+    assert body[0][1] == "'" + '=HYPERLINK("http://x.test","a_b&c|d")'
+    assert {r[3] for r in body} == {"'@evil"}
+    assert {r[5] for r in body} == {"'-2+3", "'=cmd|x", "all"}
+    assert len({len(r) for r in rows}) == 1  # no trailer lines: every line is a data row
 
 
 def test_latex_and_markdown_cells_are_escaped(hostile):

@@ -191,7 +191,8 @@ def test_an_interrupt_while_the_export_is_put_in_place_lets_it_finish(warehouse)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == "interrupted: what is reported above was completed and kept\n"
     assert f"wrote {out}" in proc.stdout
-    assert out.read_text().startswith("| run |")
+    # an internal export: its stamp, then the table
+    assert out.read_text().startswith("**INTERNAL: not for publication**\n\n| run |")
     assert (db.parent / "table.md.provenance.json").is_file()
     assert not [p for p in db.parent.iterdir() if ".tmp-" in p.name]
 

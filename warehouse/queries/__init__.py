@@ -12,10 +12,12 @@ from __future__ import annotations
 from warehouse.queries.base import (TABLES, VIEWS, as_list, relation, resolve_runs)
 from warehouse.queries.overview import (choices, corpora, corpus_composition, health,
                                         latest_comparisons, per_query_count, runs, runs_by_corpus)
-from warehouse.queries.results import (fetch_metric_table, fetch_withheld, metric_intervals, metric_table,
-                                       run_provenance)
-from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested, per_query_pair,
-                                       per_query_values, rankings)
+from warehouse.queries.results import (fetch_metric_intervals, fetch_metric_table, fetch_withheld,
+                                       metric_intervals, metric_table, run_provenance,
+                                       withheld_summary)
+from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested,
+                                       fetch_deltas_tested, per_query_pair, per_query_values,
+                                       rankings)
 from warehouse.queries.latency import (latency, latency_distribution, latency_samples)
 from warehouse.queries.agreement import (agreement_arms, agreement_documents, agreement_results)
 from warehouse.queries.certificates import (calibration, certificate_monitoring, certificates, ppi_results)
@@ -42,13 +44,15 @@ __all__ = [
     "corpus_composition",
     "deltas",
     "deltas_tested",
+    "fetch_deltas_tested",
+    "fetch_metric_intervals",
     "fetch_metric_table",
     "fetch_withheld",
     "health",
-    "latest_comparisons",
     "latency",
     "latency_distribution",
     "latency_samples",
+    "latest_comparisons",
     "metric_intervals",
     "metric_table",
     "migration_decisions",
@@ -62,4 +66,5 @@ __all__ = [
     "run_provenance",
     "runs",
     "runs_by_corpus",
+    "withheld_summary",
 ]

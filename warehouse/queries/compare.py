@@ -139,6 +139,33 @@ def comparisons(view: str, control_run=None, runs=None, corpora=None, classes=No
             "x.measure, x.arm_name", params)
 
 
+def fetch_deltas_tested(conn: Connection, control_run, runs, view: str, corpora=None,
+                        classes=None, measures=None):
+    """:func:`deltas_tested` on an open connection."""
+    source = relation(view, "metric_rows")
+    latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
+    control = _one_run(conn, control_run)
+    where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
+                           classes=classes, measures=measures)
+    frame = conn.query_df(
+        f"WITH x AS ({latest}) "
+        "SELECT m.run_id, r.control_name, m.corpus, "
+        "stricter(stricter(m.tier, c.tier), coalesce(x.tier, m.tier)) AS tier, m.query_class, "
+        "m.measure, c.value AS control_value, m.value, m.value - c.value AS delta, "
+        "c.n AS control_n, m.n, (c.n = m.n) AS paired, x.delta_lower, x.delta_upper, "
+        "x.discordant, x.p, x.p_holm, x.p_floor, x.family_size, x.alpha, x.verdict "
+        f"FROM {source} AS m JOIN {source} AS c ON c.run_id = ? AND c.corpus = m.corpus "
+        "AND c.query_class = m.query_class AND c.measure = m.measure "
+        "JOIN runs AS r ON r.run_id = m.run_id "
+        "LEFT JOIN x ON x.control_run_id = c.run_id AND x.arm_run_id = m.run_id "
+        "AND x.corpus = m.corpus AND x.query_class = m.query_class "
+        "AND x.measure = m.measure AND x.n = m.n "
+        f"WHERE m.run_id <> ?{where} "
+        "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class <> 'all', m.query_class, "
+        "m.measure", [control, control, *params])
+    return _with_comparability(conn, frame, control)
+
+
 def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, measures=None, *,
                   db_path=None):
     """:func:`deltas` with the stored paired test of each arm against this control, where
@@ -146,26 +173,5 @@ def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, meas
     ``family_size``, ``alpha``, ``verdict`` (NULL otherwise), and ``comparable`` /
     ``not_comparable_because`` as in :func:`deltas`.  The tier is the most restrictive of
     the control's row, the arm's row and the test's row."""
-    source = relation(view, "metric_rows")
-    latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
     with connect(db_path, read_only=True) as conn:
-        control = _one_run(conn, control_run)
-        where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
-                               classes=classes, measures=measures)
-        frame = conn.query_df(
-            f"WITH x AS ({latest}) "
-            "SELECT m.run_id, r.control_name, m.corpus, "
-            "stricter(stricter(m.tier, c.tier), coalesce(x.tier, m.tier)) AS tier, m.query_class, "
-            "m.measure, c.value AS control_value, m.value, m.value - c.value AS delta, "
-            "c.n AS control_n, m.n, (c.n = m.n) AS paired, x.delta_lower, x.delta_upper, "
-            "x.discordant, x.p, x.p_holm, x.p_floor, x.family_size, x.alpha, x.verdict "
-            f"FROM {source} AS m JOIN {source} AS c ON c.run_id = ? AND c.corpus = m.corpus "
-            "AND c.query_class = m.query_class AND c.measure = m.measure "
-            "JOIN runs AS r ON r.run_id = m.run_id "
-            "LEFT JOIN x ON x.control_run_id = c.run_id AND x.arm_run_id = m.run_id "
-            "AND x.corpus = m.corpus AND x.query_class = m.query_class "
-            "AND x.measure = m.measure AND x.n = m.n "
-            f"WHERE m.run_id <> ?{where} "
-            "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
-            "m.measure", [control, control, *params])
-        return _with_comparability(conn, frame, control)
+        return fetch_deltas_tested(conn, control_run, runs, view, corpora, classes, measures)

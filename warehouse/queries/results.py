@@ -56,29 +56,53 @@ _LATEST_INTERVALS = (
     "i.query_class, i.measure ORDER BY i.ingested_at DESC, i.document_id) = 1")
 
 
+def fetch_metric_intervals(conn: Connection, view: str, runs=None, corpora=None, classes=None,
+                           measures=None):
+    """:func:`metric_intervals` on an open connection."""
+    source = relation(view, "metric_rows")
+    latest = _LATEST_INTERVALS.format(rel=relation(view, "intervals"))
+    where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
+                           classes=classes, measures=measures)
+    return conn.query_df(
+        f"WITH iv AS ({latest}) "
+        "SELECT m.run_id, r.control_name, r.created_at, m.corpus, "
+        "stricter(m.tier, coalesce(iv.tier, m.tier)) AS tier, m.query_class, m.measure, "
+        "m.value, m.n, m.queries_unanswered, m.queries_dropped_unjudgeable, "
+        "iv.lower, iv.upper, iv.method AS interval_method, iv.confidence "
+        f"FROM {source} AS m JOIN runs AS r USING (run_id) "
+        "LEFT JOIN iv ON iv.run_id = m.run_id AND iv.corpus = m.corpus "
+        "AND iv.query_class = m.query_class AND iv.measure = m.measure AND iv.n = m.n "
+        f"WHERE TRUE{where} "
+        "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class <> 'all', m.query_class, "
+        "m.measure", params)
+
+
 def metric_intervals(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                      db_path=None):
     """:func:`metric_table` rows with their stored interval (``lower``, ``upper``,
-    ``interval_method``, ``confidence``; NULL where none is stored).  An interval joins its
-    metric row only when both are visible in ``view`` and cover the same n; the row's tier
-    is the more restrictive of the two."""
-    source = relation(view, "metric_rows")
-    latest = _LATEST_INTERVALS.format(rel=relation(view, "intervals"))
+    ``interval_method``, ``confidence``; NULL where none is stored), the ``all`` class
+    first.  An interval joins its metric row only when both are visible in ``view`` and
+    cover the same n; the row's tier is the more restrictive of the two."""
     with connect(db_path, read_only=True) as conn:
-        where, params = _where("m", runs=resolve_runs(conn, runs), corpora=corpora,
-                               classes=classes, measures=measures)
-        return conn.query_df(
-            f"WITH iv AS ({latest}) "
-            "SELECT m.run_id, r.control_name, r.created_at, m.corpus, "
-            "stricter(m.tier, coalesce(iv.tier, m.tier)) AS tier, m.query_class, m.measure, "
-            "m.value, m.n, m.queries_unanswered, m.queries_dropped_unjudgeable, "
-            "iv.lower, iv.upper, iv.method AS interval_method, iv.confidence "
-            f"FROM {source} AS m JOIN runs AS r USING (run_id) "
-            "LEFT JOIN iv ON iv.run_id = m.run_id AND iv.corpus = m.corpus "
-            "AND iv.query_class = m.query_class AND iv.measure = m.measure AND iv.n = m.n "
-            f"WHERE TRUE{where} "
-            "ORDER BY r.created_at, m.run_id, m.corpus, m.query_class = 'all', m.query_class, "
-            "m.measure", params)
+        return fetch_metric_intervals(conn, view, runs, corpora, classes, measures)
+
+
+def withheld_summary(view: str, runs=None, corpora=None, classes=None, measures=None, *,
+                     db_path=None) -> dict:
+    """What the publishable view withholds of the internal rows these filters select:
+    ``{"runs": [run ids with a withheld row], "corpora": [the corpora behind it that are
+    not tier A]}`` (empty lists under ``internal``, which withholds nothing)."""
+    if view == "internal":
+        return {"runs": [], "corpora": []}
+    relation(view, "metric_rows")  # an unknown view is refused
+    with connect(db_path, read_only=True) as conn:
+        frame = fetch_withheld(conn, runs, corpora, classes, measures)
+        run_ids = sorted({r for ids in frame["run_ids"] for r in ids}) if len(frame) else []
+        names = conn.query_all(
+            "SELECT DISTINCT name FROM corpora WHERE tier IS DISTINCT FROM 'A' "
+            "AND list_contains(?::VARCHAR[], run_id) ORDER BY name", [run_ids]) if run_ids \
+            else []
+    return {"runs": run_ids, "corpora": [n for (n,) in names]}
 
 
 def run_provenance(conn: Connection, run_ids: Iterable[str]) -> list[dict]:
