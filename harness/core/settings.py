@@ -4,7 +4,8 @@
 variable                    what                                        default
 ==========================  ==========================================  ===========================
 ``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
-``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
+``HARNESS_CACHE``           embedding cache                             ``./cache``
+``HARNESS_MODELS``          models built once per machine (distilled)   ``~/.cache/retrieval-eval/models``
 ``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
@@ -23,6 +24,7 @@ WAREHOUSE = "HARNESS_WAREHOUSE"
 WAREHOUSE_DEFAULT = "warehouse.duckdb"
 CACHE = "HARNESS_CACHE"
 CACHE_DEFAULT = "cache"
+MODELS = "HARNESS_MODELS"
 RERANKER = "HARNESS_RERANKER"
 DATA_DIR = "INGESTION_DATA_DIR"
 OPENSEARCH_URL = "OPENSEARCH_URL"
@@ -44,6 +46,14 @@ def warehouse_path() -> Path:
 def cache_dir() -> Path:
     """``$HARNESS_CACHE`` if set, else ``./cache``."""
     return Path(_get(CACHE) or CACHE_DEFAULT)
+
+
+def models_dir() -> Path:
+    """``$HARNESS_MODELS`` if set, else ``~/.cache/retrieval-eval/models``: one folder per
+    user, so a model derived from packaged weights is built once per machine, whatever
+    cache folder a run uses."""
+    env = _get(MODELS)
+    return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "models"
 
 
 def reranker() -> str | None:
