@@ -45,3 +45,38 @@ def test_the_ingest_message_is_printed_once(tmp_path):
     both = proc.stdout + proc.stderr
     assert both.count("ingested run") == 1, both
     assert "applied migration" not in both and "INFO" not in both
+
+
+def test_durations_are_rounded_for_a_reader():
+    from harness.cli.summary import measure, ms
+
+    assert ms(0.42469999999999997) == "0.425"      # the p50
+    assert ms(15.94425) == "15.9" and ms(0.3110800000000003) == "0.311"
+    assert ms(1240.2) == "1240" and ms(0) == "0" and ms(None) == "n/a"
+    assert measure(0.17269999999) == "0.1727"
+
+
+def test_bench_prints_a_short_summary_and_the_path_of_metrics_md(tmp_path, capsys):
+    import json
+    import re
+
+    from harness.cli import main
+    from ingestion.synthetic import generate
+
+    corpus = generate(7, 4, tmp_path / "corpus")
+    out = tmp_path / "bm25"
+    assert main(["bench", "--corpus", f"synthetic:{corpus}", "--mode", "bm25", "--out",
+                 str(out), "--no-warehouse", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert "| corpus |" not in text and len(lines) == 4, text
+    assert lines[0] == f"bm25: wrote {out}"
+    (row,) = [r for r in json.loads((out / "metrics.json").read_text())["rows"]
+              if r["query_class"] == "all"]
+    assert lines[1] == (f"  synthetic (tier A), {row['n']} queries: nDCG@10 "
+                        f"{row['metrics']['nDCG@10']:.4f}, R@10 {row['metrics']['R@10']:.4f}, "
+                        f"MRR {row['metrics']['MRR']:.4f}")
+    p50, p95 = re.search(r"p50 (\S+) ms, p95 (\S+) ms", lines[2]).groups()
+    for shown in (p50, p95):  # at most 3 significant digits below 100 ms
+        assert len(shown.replace(".", "").lstrip("0")) <= 3, shown
+    assert lines[3] == f"  every measure and query class: {out / 'metrics.md'}"
