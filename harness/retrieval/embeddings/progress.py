@@ -2,7 +2,8 @@
 
 Before the first block: how many texts and tokens the model will read, and how long that
 should take on this machine, timed on a short sample spread over the texts' lengths (the
-sample's vectors are kept: no text is embedded twice).  Tokens are whitespace words, each
+sample's vectors are kept: no text is embedded twice; its first text is embedded untimed,
+so loading a lazily loaded model does not enter the rate).  Tokens are whitespace words, each
 text capped at the model's maximum sequence length when the profile has one (a
 transformer reads no further), so the estimate is ``sample seconds / sample tokens x
 tokens``.  Then a progress bar from the first block (texts, rate, time left).
@@ -16,6 +17,8 @@ from typing import Callable, Sequence
 
 #: texts timed before the estimate is printed (at most)
 SAMPLE = 32
+#: texts per timed call of the sample
+SAMPLE_GROUP = 8
 #: below this many texts no estimate is printed (the job is over before it would help)
 ESTIMATE_FROM = 2 * SAMPLE
 
@@ -63,10 +66,15 @@ def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
             sample = sample_positions(len(texts))
+            encode_block(sample[:1])  # untimed: a lazily loaded model loads here
             tick = time.perf_counter()
-            encode_block(sample)
+            # in groups of neighbours in the caller's (length) order, as the blocks below
+            # run: one batch padded to the sample's longest text would overstate the cost
+            for start in range(1, len(sample), SAMPLE_GROUP):
+                encode_block(sample[start:start + SAMPLE_GROUP])
             seconds = time.perf_counter() - tick
             done.update(sample)
+            sample = sample[1:]
             print(estimate_line(role, model, len(texts), sum(tokens(t, cap) for t in texts),
                                 len(sample), sum(tokens(texts[i], cap) for i in sample),
                                 seconds), file=sys.stderr, flush=True)

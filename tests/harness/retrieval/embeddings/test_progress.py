@@ -27,6 +27,11 @@ class _WordEncoder(StandInEncoder):
 
     def __init__(self):
         super().__init__("stand-in/words", "", "", 4)
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts):
+        self.calls.append(list(texts))
+        return super().encode(texts)
 
     def vectors(self, texts):
         return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest()[:4], dtype=np.uint8)
@@ -48,10 +53,12 @@ def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, caps
     first = err.splitlines()[0]
     assert first.startswith(f"embedding 200 documents ({expected_tokens:,} tokens) with "
                             "stand-in/words: about ")
-    assert "timed on 32 of them" in first
+    assert "timed on 31 of them" in first
     assert re.search(r" 200(\.0)?/200 ", err)                             # the bar, after the estimate
     assert err.index("embedding 200 documents (") < err.index("/200 ")
     assert sorted(enc.encoded) == sorted(texts)          # the sample is not embedded again
+    # a warm-up text, then the timed sample in groups of 8 neighbours
+    assert [len(c) for c in enc.calls[:5]] == [1, 8, 8, 8, 7]
     assert np.array_equal(got, enc.vectors(texts))
 
 
