@@ -1,30 +1,38 @@
-"""``python -m harness demo``: the product end to end in one command (``make demo``).
+"""``python -m harness demo``: the product end to end in one command (``make demo``), a
+pipeline of steps that each call the product's own entry points and fill every page.
 
-1. the synthetic meeting corpus (``python -m ingestion synth``, cached by seed), and the
-   QMSum validation split when it lies beside the repository (``../shared/data/qmsum-val``)
-   or ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the
-   registry pins for the upstream commit; a copy with an edited or foreign meeting is tier
-   B, and so is every number of the demo: the demo says so);
-2. a family of arms with ``harness bench`` over both corpora in one index: BM25, dense,
+1. corpora: the synthetic meeting corpus (cached by seed), its second configuration
+   (:mod:`harness.cli.demo_corpora`: another seed and vocabulary) and the QMSum validation
+   split when it lies beside the repository (``../shared/data/qmsum-val``) or
+   ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the registry
+   pins for the upstream commit; a copy with an edited or foreign meeting is tier B, and so
+   is every number of the demo: the demo says so);
+2. a family of arms, each a :class:`~harness.retrieval.bench.config.BenchConfig` run by
+   :func:`~harness.retrieval.bench.run_bench` over the corpora in one index: BM25, dense,
    hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
    30, one normalization arm, plus the control at file granularity for a certificate;
 3. intervals for every run, every arm's paired test against the control (one document,
-   so Holm spans the arms), corpus agreement when two corpora are present, coverage and
-   risk certificates;
-4. the synthetic corpus's aggregation queries answered and scored on the answer
+   so Holm spans the arms), corpus agreement between two corpora, coverage and risk
+   certificates;
+4. a tier-B example: the bundled toy run scored under a non-commercial licence;
+5. a demo embedding-model migration (``harness migrate``, a derived model, small corpus);
+6. the synthetic corpus's aggregation queries answered and scored on the answer
    (``harness answer`` with the ``reference`` answerer and the ``none`` floor);
-5. everything into the warehouse, then the dashboard on http://127.0.0.1:8501.
+7. everything into the warehouse, then the dashboard on http://127.0.0.1:8501
+   (``--no-serve``: print how to open it instead).
 
-Caches make the second run fast: the synthetic corpus by seed, the embedding cache, the
-distilled dense model, and arms whose inputs (bench arguments, corpus checksums, model
-weights, the harness and ingestion sources) are unchanged are not run again, nor are answers
-runs whose answerer, corpus checksum and sources are unchanged (``--force`` reruns them).
+Caches make the second run fast: the synthetic corpora by seed, the embedding cache, the
+distilled dense model (once per machine), and arms whose inputs (bench configuration,
+corpus checksums, model weights, the harness and ingestion sources) are unchanged are not
+run again, nor are the migration and answers runs whose inputs are unchanged (``--force``
+reruns them).
 
 The default dense model is the ``minilm-static-256`` profile: a static model distilled once
-(model2vec, under a minute) from the packaged all-MiniLM-L6-v2, so the first run fits in
-minutes on two cores; metrics.json names it with its weights digest.  ``--model minilm`` uses the transformer
-itself (embedding QMSum's ~14,000 chunks then takes tens of minutes on two cores).
-``--toy`` keeps the old demo: score the bundled toy example and print its table.
+per machine (model2vec, about two minutes on two cores) from the packaged
+all-MiniLM-L6-v2, so the first run fits in minutes on two cores; metrics.json names it with
+its weights digest.  ``--model minilm`` uses the transformer itself (embedding QMSum's
+~14,000 chunks then takes tens of minutes on two cores).  ``--toy`` keeps the old demo:
+score the bundled toy example and print its table.
 """
 
 from __future__ import annotations
@@ -44,9 +52,10 @@ from harness.evaluation.results import DEMO_INPUTS
 
 log = logging.getLogger(__name__)
 
-HELP = ("the one-command demo: synthetic corpus (+ QMSum validation split when present) -> "
-        "a family of arms -> intervals, tests, agreement, certificates -> warehouse -> "
-        "dashboard (--toy: score the bundled toy example only)")
+HELP = ("the one-command demo: two synthetic corpora (+ QMSum validation split when present) "
+        "-> a family of arms -> intervals, tests, agreement, certificates, a tier-B example, "
+        "a migration, answers -> warehouse -> dashboard (--toy: score the bundled toy "
+        "example only)")
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "toy"
@@ -122,7 +131,8 @@ def add_arguments(p) -> None:
                         "repository, when present)")
     p.add_argument("--no-qmsum", action="store_true", help="the synthetic corpus only")
     p.add_argument("--workdir", default="cache/demo",
-                   help="caches: corpora, embeddings, the distilled model (default cache/demo)")
+                   help="caches: corpora, embeddings (default cache/demo; the distilled model is "
+                        "kept once per machine: $HARNESS_MODELS)")
     p.add_argument("--results", default="results/demo",
                    help="results directories (default results/demo)")
     p.add_argument("--db", default=None,

@@ -68,7 +68,7 @@ def test_every_table_a_page_reads_holds_rows(demo_run):
                 assert count > 0, f"{page}: table {table} is empty after the demo"
         runs = dict(conn.execute("SELECT control_name, tier FROM runs").fetchall())
         assert runs == {**{arm: "A" for arm in ARMS}, TOY_TIER_B: "B"}
-        corpora = {c for (c,) in conn.execute("SELECT DISTINCT corpus FROM metric_rows")}
+        corpora = {c for (c,) in conn.execute("SELECT DISTINCT corpus FROM metric_rows").fetchall()}
         assert {"synthetic", "synthetic-alt", TOY_TIER_B} <= corpora
         # the Agreement page compares the two synthetic configurations
         pairs = conn.execute("SELECT DISTINCT corpus_a, corpus_b FROM agreement").fetchall()
