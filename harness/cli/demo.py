@@ -260,12 +260,15 @@ def code_digest() -> str:
 
 
 def unchanged(out: Path, inputs: dict) -> bool:
+    from harness.core.canonical import canonical_json
+
     stamp = out / STAMP
     needed = ("metrics.json", "per_query.jsonl", "calibration.jsonl")
     if not stamp.is_file() or not all((out / n).is_file() for n in needed):
         return False
     try:
-        return json.loads(stamp.read_text(encoding="utf-8")) == inputs
+        # compared as JSON: a tuple among the inputs reads back as a list
+        return json.loads(stamp.read_text(encoding="utf-8")) == json.loads(canonical_json(inputs))
     except ValueError:
         return False
 
@@ -311,9 +314,12 @@ def quietly(argv: list[str]) -> int:
 def stamped(out: Path, inputs: dict, force: bool, produced: str) -> bool:
     """True when ``out`` holds ``produced`` made from exactly ``inputs`` (kept)."""
     stamp = out / STAMP
+    from harness.core.canonical import canonical_json
+
     try:
         return (not force and (out / produced).is_file() and stamp.is_file()
-                and json.loads(stamp.read_text(encoding="utf-8")) == inputs)
+                and json.loads(stamp.read_text(encoding="utf-8"))
+                == json.loads(canonical_json(inputs)))
     except ValueError:
         return False
 
