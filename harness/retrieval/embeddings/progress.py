@@ -1,8 +1,8 @@
 """What a long embedding job tells its reader before and while it runs.
 
 Before the first block: how many texts and tokens the model will read, and how long that
-should take on this machine, timed on a short sample spread over the texts' lengths (the
-sample's vectors are kept: no text is embedded twice; its first text is embedded untimed,
+should take on this machine, timed on a short sample of long, median and short texts
+(:func:`sample_windows`; the sample's vectors are kept: no text is embedded twice; its first text is embedded untimed,
 so loading a lazily loaded model does not enter the rate).  Tokens are whitespace words, each
 text capped at the model's maximum sequence length when the profile has one (a
 transformer reads no further), so the estimate is ``sample seconds / sample tokens x
@@ -17,8 +17,6 @@ from typing import Callable, Sequence
 
 #: texts timed before the estimate is printed (at most)
 SAMPLE = 32
-#: texts per timed call of the sample
-SAMPLE_GROUP = 8
 #: below this many texts no estimate is printed (the job is over before it would help)
 ESTIMATE_FROM = 2 * SAMPLE
 
@@ -28,11 +26,19 @@ def tokens(text: str, cap: int | None) -> int:
     return min(n, cap) if cap else n
 
 
-def sample_positions(n: int, k: int = SAMPLE) -> list[int]:
-    """``k`` positions spread evenly over ``0..n-1`` (all of them when ``n <= k``)."""
+def sample_windows(n: int, k: int = SAMPLE) -> list[list[int]]:
+    """Three windows of neighbouring positions (about ``k`` in all) at 10 %, 50 % and 90 % of
+    ``0..n-1`` (one window of all of them when ``n <= k``).  The caller's texts are in length
+    order, so each window is a batch of similar lengths (little padding, as in the blocks
+    after it), and the three together sample long, median and short texts."""
     if n <= k:
-        return list(range(n))
-    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
+        return [list(range(n))]
+    size = k // 3
+    out = []
+    for share in (0.1, 0.5, 0.9):
+        start = min(max(0, round(share * n) - size // 2), n - size)
+        out.append(list(range(start, start + size)))
+    return out
 
 
 def duration(seconds: float) -> str:
@@ -65,16 +71,15 @@ def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]
     bar = None
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
-            sample = sample_positions(len(texts))
-            encode_block(sample[:1])  # untimed: a lazily loaded model loads here
+            windows = sample_windows(len(texts))
+            encode_block(windows[0][:1])  # untimed: a lazily loaded model loads here
+            timed = [windows[0][1:], *windows[1:]]
             tick = time.perf_counter()
-            # in groups of neighbours in the caller's (length) order, as the blocks below
-            # run: one batch padded to the sample's longest text would overstate the cost
-            for start in range(1, len(sample), SAMPLE_GROUP):
-                encode_block(sample[start:start + SAMPLE_GROUP])
+            for window in timed:
+                encode_block(window)
             seconds = time.perf_counter() - tick
-            done.update(sample)
-            sample = sample[1:]
+            sample = [i for window in timed for i in window]
+            done.update(windows[0][:1], sample)
             print(estimate_line(role, model, len(texts), sum(tokens(t, cap) for t in texts),
                                 len(sample), sum(tokens(texts[i], cap) for i in sample),
                                 seconds), file=sys.stderr, flush=True)

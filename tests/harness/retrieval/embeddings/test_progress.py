@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-from harness.retrieval.embeddings.progress import (duration, estimate_line, sample_positions,
+from harness.retrieval.embeddings.progress import (duration, estimate_line, sample_windows,
                                                    tokens)
 from tests.harness.retrieval.stand_in_encoder import StandInEncoder
 
@@ -39,7 +39,7 @@ class _WordEncoder(StandInEncoder):
 
 
 def _texts(n):
-    return [" ".join(f"w{i}" for _ in range(1 + i % 9)) for i in range(n)]
+    return [" ".join(f"w{i:03d}" for _ in range(1 + i % 9)) for i in range(n)]  # same-width words
 
 
 def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, capsys):
@@ -53,12 +53,16 @@ def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, caps
     first = err.splitlines()[0]
     assert first.startswith(f"embedding 200 documents ({expected_tokens:,} tokens) with "
                             "stand-in/words: about ")
-    assert "timed on 31 of them" in first
+    assert "timed on 29 of them" in first
     assert re.search(r" 200(\.0)?/200 ", err)                             # the bar, after the estimate
     assert err.index("embedding 200 documents (") < err.index("/200 ")
     assert sorted(enc.encoded) == sorted(texts)          # the sample is not embedded again
-    # a warm-up text, then the timed sample in groups of 8 neighbours
-    assert [len(c) for c in enc.calls[:5]] == [1, 8, 8, 8, 7]
+    # a warm-up text, then the timed sample: three windows of 10 neighbours at 10 %, 50 %
+    # and 90 % of the length order (9 words x 22, 8 x 22, ..., 1 x 23 texts): positions
+    # 15..24 hold 9 and 8 words, 95..104 hold 5 words, 175..184 hold 1 and 2 words
+    assert [len(c) for c in enc.calls[:4]] == [1, 9, 10, 10]
+    assert [sorted({len(t.split()) for t in c}) for c in
+            (enc.calls[0] + enc.calls[1], enc.calls[2], enc.calls[3])] == [[8, 9], [5], [1, 2]]
     assert np.array_equal(got, enc.vectors(texts))
 
 
@@ -67,7 +71,7 @@ def test_the_bar_moves_after_the_first_block(tmp_path, capsys):
     32 + 64 = 96 texts, long before the end."""
     CachedEncoder(_WordEncoder(), None, progress=True).encode_documents(_texts(300))
     err = capsys.readouterr().err
-    assert re.search(r" 96(\.0)?/300 ", err), err
+    assert re.search(r" 94(\.0)?/300 ", err), err
 
 
 def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(tmp_path, capsys):
@@ -78,8 +82,10 @@ def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(tmp_path, 
 
 
 def test_the_estimate_arithmetic():
-    assert sample_positions(5) == [0, 1, 2, 3, 4]
-    assert sample_positions(100, 3) == [0, 50, 99]
+    assert sample_windows(5) == [[0, 1, 2, 3, 4]]
+    assert sample_windows(100, 6) == [[9, 10], [49, 50], [89, 90]]
+    assert sample_windows(40, 30) == [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [15, 16, 17, 18, 19, 20,
+                                      21, 22, 23, 24], [30, 31, 32, 33, 34, 35, 36, 37, 38, 39]]
     assert tokens("a b c d", 2) == 2 and tokens("a b c d", None) == 4
     assert duration(45) == "45 s" and duration(460) == "7 min 40 s"
     assert duration(4320) == "1 h 12 min"
