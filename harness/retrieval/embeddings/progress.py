@@ -2,11 +2,13 @@
 
 Before the first block: how many texts and tokens the model will read, and how long that
 should take on this machine, timed on a short sample of long, median and short texts
-(:func:`sample_windows`; the sample's vectors are kept: no text is embedded twice; its first text is embedded untimed,
-so loading a lazily loaded model does not enter the rate).  Tokens are whitespace words, each
-text capped at the model's maximum sequence length when the profile has one (a
-transformer reads no further), so the estimate is ``sample seconds / sample tokens x
-tokens``.  Then a progress bar from the first block (texts, rate, time left).
+(:func:`sample_windows`).  The sample's vectors are kept (no text is embedded twice), and
+its first text is embedded untimed, so loading a lazily loaded model does not enter the
+rate.  Tokens are whitespace words, each text capped at the model's maximum sequence
+length when the profile has one (a transformer reads no further), so the estimate is
+``sample seconds / sample tokens x tokens``: an order of magnitude (on a loaded two-core
+machine it was within a factor of about 3 either way), which the progress bar that follows
+from the first block (texts, rate, time left) refines.
 """
 
 from __future__ import annotations
