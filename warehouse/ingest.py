@@ -79,12 +79,13 @@ def _insert_files(conn: Connection, run_id: str, files: list[dict]) -> None:
             [{"run_id": run_id, **f} for f in files], RUN_FILE_COLUMNS))
 
 
-def _store_extra(conn: Connection, run_id: str, claim, stamp) -> None:
-    tables.store(conn, claim, claim.identity(), stamp, run_id=run_id)
+def _store_extra(conn: Connection, run_id: str, claim, stamp) -> int:
+    return tables.store(conn, claim, claim.identity(), stamp, run_id=run_id)
 
 
-def _backfill(conn: Connection, prepared: PreparedRun) -> list[str]:
-    """Extras of an already-stored run whose kind is newer than the run's ingest."""
+def _backfill(conn: Connection, prepared: PreparedRun) -> list[tuple[str, str, int]]:
+    """Extras of an already-stored run that were not stored with it (written into its
+    directory later, or of a kind newer than the run's ingest): ``(file, kind, rows)``."""
     stored = {name for (name,) in conn.query_all(
         "SELECT name FROM run_files WHERE run_id = ? AND stored_by IS NOT NULL",
         [prepared.run_id])}
@@ -92,13 +93,22 @@ def _backfill(conn: Connection, prepared: PreparedRun) -> list[str]:
     if not todo:
         return []
     by_name = {f["name"]: f for f in prepared.files}
+    done = []
     with conn.transaction():
         for name, claim in todo:
-            _store_extra(conn, prepared.run_id, claim, _now())
+            rows = _store_extra(conn, prepared.run_id, claim, _now())
             conn.execute("DELETE FROM run_files WHERE run_id = ? AND name = ?",
                          [prepared.run_id, name])
             _insert_files(conn, prepared.run_id, [by_name[name]])
-    return [name for name, _ in todo]
+            done.append((name, type(claim).KIND, rows))
+    return done
+
+
+def _stored_files(added: list[tuple[str, str, int]]) -> str:
+    """``intervals.json (intervals, 128 rows) and comparisons.json (...)``."""
+    parts = [f"{name} ({kind}, {rows} row{'' if rows == 1 else 's'})"
+             for name, kind, rows in added]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
@@ -113,9 +123,13 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM runs WHERE run_id = ?", [rid]):
             added = _backfill(conn, prepared)
-            extra = f"; stored extra files {added}" if added else ""
-            return IngestReport(rid, False, f"run {rid[:12]} ({name}) is already in {path}: "
-                                f"nothing to do{extra}", db_path=str(path))
+            if not added:
+                return IngestReport(rid, False, f"run {rid[:12]} ({name}) is already in "
+                                    f"{path}: nothing to do", db_path=str(path))
+            return IngestReport(rid, False, f"run {rid[:12]} ({name}) was already in {path}; "
+                                f"stored what its directory gained since: "
+                                f"{_stored_files(added)}",
+                                rows={n: r for n, _, r in added}, db_path=str(path))
         frames = dict(prepared.tables)
         stamp = _now()
         frames["runs"] = pa.Table.from_pylist([{**prepared.run_row, "ingested_at": stamp}])
@@ -139,7 +153,7 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
             message += f"; extra files {[n for n, _ in prepared.extras]}"
         if prepared.unhandled:
             message += f"; kept only as checksums (no handler): {prepared.unhandled}"
-        log.info(message)
+        log.debug(message)  # the caller prints the report's message: once
         return IngestReport(rid, True, message, rows=counts, db_path=str(path))
 
 
@@ -216,6 +230,6 @@ def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
                 in_transaction_hook(doc_id)
             committed.enter_context(interrupts.deferred(reraise=False))  # as in store()
         message = f"ingested {kind} document {doc_id[:12]} (tier {tier}) into {path}"
-        log.info(message)
+        log.debug(message)  # the caller prints the report's message: once
         return IngestReport(doc_id, True, message, kind=kind, rows={"documents": 1, "rows": rows},
                             db_path=str(path))

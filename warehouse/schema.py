@@ -152,6 +152,6 @@ def apply_pending(conn, migrations_dir=None) -> list[Migration]:
             conn.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
                          [migration.version, migration.name, migration.checksum,
                           datetime.now(timezone.utc).replace(tzinfo=None)])
-        log.info("applied migration %s to %s", migration.filename, conn.path)
+        log.debug("applied migration %s to %s", migration.filename, conn.path)
     sync_tier_ranks(conn)
     return pending

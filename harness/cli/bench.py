@@ -258,13 +258,10 @@ def run(args) -> int:
     except BackendError as exc:
         print(f"error: {exc}; nothing was written", file=sys.stderr)
         return EXIT_BACKEND
-    md = (outcome.out / "metrics.md").read_text(encoding="utf-8")
-    print(md, end="")
-    emb = outcome.runinfo.get("embedding", {})
+    from harness.cli.summary import bench_summary
+
+    print("\n".join(bench_summary(outcome.out, outcome.metrics, outcome.runinfo)))
     lat = outcome.runinfo["retrieval_latency_ms"]
-    print(f"\nwrote {outcome.out}  (texts embedded {emb.get('texts_embedded', 0)}, "
-          f"from cache {emb.get('texts_from_cache', 0)}; retrieval p50 {lat['p50']} ms, "
-          f"p95 {lat['p95']} ms at concurrency {lat['concurrency']})")
     sent = outcome.runinfo.get("backend", {})
     if "requests_sent" in sent:  # a system under test
         print(f"system under test: {sent['requests_sent']} requests sent ({sent['retries']} "

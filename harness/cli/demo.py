@@ -1,30 +1,38 @@
-"""``python -m harness demo``: the product end to end in one command (``make demo``).
+"""``python -m harness demo``: the product end to end in one command (``make demo``), a
+pipeline of steps that each call the product's own entry points and fill every page.
 
-1. the synthetic meeting corpus (``python -m ingestion synth``, cached by seed), and the
-   QMSum validation split when it lies beside the repository (``../shared/data/qmsum-val``)
-   or ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the
-   registry pins for the upstream commit; a copy with an edited or foreign meeting is tier
-   B, and so is every number of the demo: the demo says so);
-2. a family of arms with ``harness bench`` over both corpora in one index: BM25, dense,
+1. corpora: the synthetic meeting corpus (cached by seed), its second configuration
+   (:mod:`harness.cli.demo_corpora`: another seed and vocabulary) and the QMSum validation
+   split when it lies beside the repository (``../shared/data/qmsum-val``) or
+   ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the registry
+   pins for the upstream commit; a copy with an edited or foreign meeting is tier B, and so
+   is every number of the demo: the demo says so);
+2. a family of arms, each a :class:`~harness.retrieval.bench.config.BenchConfig` run by
+   :func:`~harness.retrieval.bench.run_bench` over the corpora in one index: BM25, dense,
    hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
    30, one normalization arm, plus the control at file granularity for a certificate;
 3. intervals for every run, every arm's paired test against the control (one document,
-   so Holm spans the arms), corpus agreement when two corpora are present, coverage and
-   risk certificates;
-4. the synthetic corpus's aggregation queries answered and scored on the answer
+   so Holm spans the arms), corpus agreement between two corpora, coverage and risk
+   certificates;
+4. a tier-B example: the bundled toy run scored under a non-commercial licence;
+5. a demo embedding-model migration (``harness migrate``, a derived model, small corpus);
+6. the synthetic corpus's aggregation queries answered and scored on the answer
    (``harness answer`` with the ``reference`` answerer and the ``none`` floor);
-5. everything into the warehouse, then the dashboard on http://127.0.0.1:8501.
+7. everything into the warehouse, then the dashboard on http://127.0.0.1:8501
+   (``--no-serve``: print how to open it instead).
 
-Caches make the second run fast: the synthetic corpus by seed, the embedding cache, the
-distilled dense model, and arms whose inputs (bench arguments, corpus checksums, model
-weights, the harness and ingestion sources) are unchanged are not run again, nor are answers
-runs whose answerer, corpus checksum and sources are unchanged (``--force`` reruns them).
+Caches make the second run fast: the synthetic corpora by seed, the embedding cache, the
+distilled dense model (once per machine), and arms whose inputs (bench configuration,
+corpus checksums, model weights, the harness and ingestion sources) are unchanged are not
+run again, nor are the migration and answers runs whose inputs are unchanged (``--force``
+reruns them).
 
 The default dense model is the ``minilm-static-256`` profile: a static model distilled once
-(model2vec, under a minute) from the packaged all-MiniLM-L6-v2, so the first run fits in
-minutes on two cores; metrics.json names it with its weights digest.  ``--model minilm`` uses the transformer
-itself (embedding QMSum's ~14,000 chunks then takes tens of minutes on two cores).
-``--toy`` keeps the old demo: score the bundled toy example and print its table.
+per machine (model2vec, about two minutes on two cores) from the packaged
+all-MiniLM-L6-v2, so the first run fits in minutes on two cores; metrics.json names it with
+its weights digest.  ``--model minilm`` uses the transformer itself (embedding QMSum's
+~14,000 chunks then takes tens of minutes on two cores).  ``--toy`` keeps the old demo:
+score the bundled toy example and print its table.
 """
 
 from __future__ import annotations
@@ -44,9 +52,10 @@ from harness.evaluation.results import DEMO_INPUTS
 
 log = logging.getLogger(__name__)
 
-HELP = ("the one-command demo: synthetic corpus (+ QMSum validation split when present) -> "
-        "a family of arms -> intervals, tests, agreement, certificates -> warehouse -> "
-        "dashboard (--toy: score the bundled toy example only)")
+HELP = ("the one-command demo: two synthetic corpora (+ QMSum validation split when present) "
+        "-> a family of arms -> intervals, tests, agreement, certificates, a tier-B example, "
+        "a migration, answers -> warehouse -> dashboard (--toy: score the bundled toy "
+        "example only)")
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "toy"
@@ -54,19 +63,40 @@ EXAMPLE = REPO / "examples" / "toy"
 QMSUM_BESIDE = REPO.parent / "shared" / "data" / "qmsum-val"
 
 CONTROL = "hybrid-rrf-60"
-#: arm name -> (bench flags, family, axis); the control is the default hybrid (RRF at 60,
-#: recorded as not selected explicitly).  A family of None is not compared with the control.
-ARMS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
-    CONTROL: (("--mode", "hybrid"), None, None),
-    "bm25": (("--mode", "bm25"), "legs", "legs"),
-    "dense": (("--mode", "vector"), "legs", "legs"),
-    "hybrid-rrf-30": (("--mode", "hybrid", "--fusion", "rrf", "--rank-constant", "30"),
+
+
+def _fusion(*args):
+    from harness.retrieval.arms import resolve_fusion
+
+    return resolve_fusion(*args)
+
+
+#: arm name -> (BenchConfig fields, family, axis); the control is the default hybrid (RRF at
+#: 60, recorded as not selected explicitly).  A family of None is not compared with the
+#: control.  Fusion specs are built when the demo runs (``arm_fields``).
+ARMS: dict[str, tuple[dict, str | None, str | None]] = {
+    CONTROL: ({"mode": "hybrid"}, None, None),
+    "bm25": ({"mode": "bm25"}, "legs", "legs"),
+    "dense": ({"mode": "vector"}, "legs", "legs"),
+    "hybrid-rrf-30": ({"mode": "hybrid", "fusion": ("rrf", 30, None, None, None)},
                       "fusion", "rank_constant"),
     "hybrid-norm-min_max-arithmetic_mean": (
-        ("--mode", "hybrid", "--fusion", "normalization", "--normalization-technique",
-         "min_max", "--combination-technique", "arithmetic_mean"), "fusion", "normalization"),
-    f"{CONTROL}-file": (("--mode", "hybrid", "--granularity", "file"), None, None),
+        {"mode": "hybrid", "fusion": ("normalization", None, "min_max", "arithmetic_mean",
+                                      None)}, "fusion", "normalization"),
+    f"{CONTROL}-file": ({"mode": "hybrid", "granularity": "file"}, None, None),
 }
+
+
+def arm_fields(fields: dict) -> dict:
+    """An arm's BenchConfig fields with its fusion resolved as ``--fusion ...`` would be."""
+    out = dict(fields)
+    if "fusion" in out:
+        out["fusion"] = _fusion(*out["fusion"])
+    elif out.get("mode") == "hybrid":
+        out["fusion"] = _fusion()
+    return out
+
+
 AGREEMENT_MEASURE = "nDCG@10"
 AGREEMENT_CLASSES = ("all", "lookup")
 STATIC_MODEL = "minilm-static-256"
@@ -76,6 +106,20 @@ SEED = 0
 #: the answerers run over the synthetic corpus's aggregation queries: the instrument's
 #: control and the honest floor (docs/answers.md)
 ANSWER_RUNS = ("reference", "none")
+#: the tier-B example: the bundled toy run scored as a corpus under a non-commercial licence
+TOY_TIER_B = "toy-nc"
+TOY_TIER_B_LICENCE = "CC-BY-NC-4.0"
+#: the demo migration: the transformer to its first 256 coordinates (a derived model: the
+#: base's vectors, truncated), on a sample small enough to stay quick
+MIGRATION_OLD = "minilm"
+MIGRATION_NEW = "minilm-trunc-256"
+MIGRATION_FLAGS = ("--heldout", "30", "--resamples", "1000")
+#: meetings of the synthetic corpus the demo migration runs on (the transformer embeds
+#: every chunk of it once: about half a minute on two cores)
+MIGRATION_MEETINGS = 16
+#: the synthetic corpus's second configuration: another seed (and, derived from it in
+#: harness.cli.demo_corpora, another vocabulary)
+ALT_SEED_OFFSET = 1
 
 
 def add_arguments(p) -> None:
@@ -87,7 +131,8 @@ def add_arguments(p) -> None:
                         "repository, when present)")
     p.add_argument("--no-qmsum", action="store_true", help="the synthetic corpus only")
     p.add_argument("--workdir", default="cache/demo",
-                   help="caches: corpora, embeddings, the distilled model (default cache/demo)")
+                   help="caches: corpora, embeddings (default cache/demo; the distilled model is "
+                        "kept once per machine: $HARNESS_MODELS)")
     p.add_argument("--results", default="results/demo",
                    help="results directories (default results/demo)")
     p.add_argument("--db", default=None,
@@ -125,7 +170,7 @@ def synthetic_corpus(workdir: Path, seed: int | None, meetings: int | None) -> P
     meetings = DEFAULT_MEETINGS if meetings is None else meetings
     out = workdir / "corpora" / f"synthetic-seed{seed}-m{meetings}"
     if (out / spec.MANIFEST).is_file():
-        log.info("synthetic corpus %s: cached", out)
+        log.debug("synthetic corpus %s: cached", out)
         return out
     return Path(generate(seed, meetings, out))
 
@@ -141,26 +186,26 @@ def qmsum_corpus(args) -> Path | None:
     return QMSUM_BESIDE if (QMSUM_BESIDE / "data").is_dir() else None
 
 
-def static_model(workdir: Path) -> Path:
-    """The ``minilm-static-256`` profile: a model2vec static model distilled once from the
-    packaged all-MiniLM-L6-v2 (the same model ``harness migrate`` uses), cached under
-    ``workdir/models`` and keyed by the base weights' digest."""
+def static_model() -> Path:
+    """The ``minilm-static-256`` profile: a model2vec static model distilled from the
+    packaged all-MiniLM-L6-v2 (the same model ``harness migrate`` uses), built once per
+    machine (``settings.models_dir``), keyed by the base weights' digest."""
     from harness.retrieval.embeddings.profiles import resolve_profile
     from harness.retrieval.embeddings.models import ensure_distilled
 
-    return ensure_distilled(resolve_profile(STATIC_MODEL), workdir / "models")
+    return ensure_distilled(resolve_profile(STATIC_MODEL))
 
 
-def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
-    """bench flags for the dense leg, and what identifies the model's weights.
+def model_fields(choice: str) -> tuple[dict, str]:
+    """BenchConfig fields for the dense leg, and what identifies the model's weights.
 
-    ``static``: the distilled model (built once).  A local model2vec directory: its
-    dimension from its config, no prefixes.  Anything else (a profile name such as
-    ``minilm``) goes to ``harness bench --model`` as it is.
+    ``static``: the distilled model (built once per machine).  A local model2vec directory:
+    its dimension from its config, no prefixes.  Anything else (a profile name such as
+    ``minilm``) is the bench's ``model`` as it is.
     """
     from harness.retrieval.embeddings.encoders import weights_sha256
 
-    path = static_model(workdir) if choice == "static" else Path(choice)
+    path = static_model() if choice == "static" else Path(choice)
     if path.is_dir() and (path / "config.json").is_file():
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
         if config.get("model_type") == "model2vec":
@@ -168,9 +213,9 @@ def model_flags(choice: str, workdir: Path) -> tuple[list[str], str]:
             if not isinstance(dim, int) or dim < 1:
                 raise ValueError(f"{path / 'config.json'}: field 'hidden_dim': a static model "
                                  f"declares its dimension, got {dim!r}")
-            return (["--model", str(path), "--dim", str(dim), "--query-prefix", "",
-                     "--document-prefix", ""], weights_sha256(path))
-    return ["--model", choice], choice
+            return ({"model": str(path), "dim": dim, "query_prefix": "",
+                     "document_prefix": ""}, weights_sha256(path))
+    return {"model": choice}, choice
 
 
 def corpus_sources(specs: list[str]) -> dict:
@@ -215,33 +260,99 @@ def code_digest() -> str:
 
 
 def unchanged(out: Path, inputs: dict) -> bool:
+    from harness.core.canonical import canonical_json
+
     stamp = out / STAMP
     needed = ("metrics.json", "per_query.jsonl", "calibration.jsonl")
     if not stamp.is_file() or not all((out / n).is_file() for n in needed):
         return False
     try:
-        return json.loads(stamp.read_text(encoding="utf-8")) == inputs
+        # compared as JSON: a tuple among the inputs reads back as a list
+        return json.loads(stamp.read_text(encoding="utf-8")) == json.loads(canonical_json(inputs))
     except ValueError:
         return False
 
 
-def bench(arm: str, flags: list[str], out: Path, inputs: dict, force: bool) -> bool:
-    """Run one arm unless its results exist for these inputs; True when it ran."""
+def bench(arm: str, fields: dict, corpora: list, specs: list[str], cache_dir: Path,
+          out: Path, inputs: dict, force: bool, progress: bool) -> bool:
+    """Run one arm through the bench's own entry point (a
+    :class:`~harness.retrieval.bench.config.BenchConfig` and
+    :func:`~harness.retrieval.bench.run_bench`) over the loaded corpora, unless its results
+    exist for these inputs; True when it ran."""
     from harness.core.canonical import canonical_json
-    from harness.cli import main
+    from harness.evaluation.results import check_out_directory
+    from harness.retrieval.bench import BenchConfig, run_bench
 
     if not force and unchanged(out, inputs):
-        print(f"  {arm}: unchanged since the last demo, kept", file=sys.stderr)
         return False
     (out / STAMP).unlink(missing_ok=True)
-    code = main(["bench", *flags, "--out", str(out), "--control-name", arm, "--no-warehouse"])
+    check_out_directory(str(out))
+    cfg = BenchConfig(corpus_specs=tuple(specs), out=str(out), control_name=arm,
+                      cache_dir=str(cache_dir), progress=progress, **fields)
+    run_bench(cfg, corpora)
+    (out / STAMP).write_text(canonical_json(inputs), encoding="utf-8")
+    return True
+
+
+def quietly(argv: list[str]) -> int:
+    """A harness command whose report would bury the demo's own lines: its stdout is
+    dropped (the files it writes are what the demo uses); errors still reach stderr."""
+    import contextlib
+    import io
+
+    from harness.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(argv)
     if code == 130:
         raise KeyboardInterrupt
     if code != 0:
-        raise ValueError(f"harness bench for arm {arm!r} failed (exit code {code}; its "
-                         "message is above); the arms run so far are kept")
+        raise ValueError(f"harness {argv[0]} failed (exit code {code}; its message is above)")
+    return code
+
+
+def stamped(out: Path, inputs: dict, force: bool, produced: str) -> bool:
+    """True when ``out`` holds ``produced`` made from exactly ``inputs`` (kept)."""
+    stamp = out / STAMP
+    from harness.core.canonical import canonical_json
+
+    try:
+        return (not force and (out / produced).is_file() and stamp.is_file()
+                and json.loads(stamp.read_text(encoding="utf-8"))
+                == json.loads(canonical_json(inputs)))
+    except ValueError:
+        return False
+
+
+def toy_tier_b(root: Path) -> Path:
+    """The bundled toy run scored as a corpus under a non-commercial licence (tier B:
+    internal only), so the dashboard's tier switch visibly withholds something."""
+    out = root / TOY_TIER_B
+    quietly(["score", "--qrels", str(EXAMPLE / "qrels.txt"), "--run", str(EXAMPLE / "run.txt"),
+             "--query-classes", str(EXAMPLE / "classes.tsv"), "--corpus-name", TOY_TIER_B,
+             "--licence", TOY_TIER_B_LICENCE, "--out", str(out), "--no-warehouse"])
+    intervals(out)
+    return out
+
+
+def migration(root: Path, synthetic: Path, checksum: str, cache_dir: Path, force: bool
+              ) -> tuple[Path, bool]:
+    """A demo embedding-model migration (``harness migrate``) on the synthetic corpus:
+    MIGRATION_OLD -> MIGRATION_NEW, a derived model that needs only the base's vectors, on a
+    small sample so it stays quick.  Returns migration.json and whether it ran."""
+    from harness.core.canonical import canonical_json
+
+    out = root / "migration"
+    inputs = {"old": MIGRATION_OLD, "new": MIGRATION_NEW, "flags": list(MIGRATION_FLAGS),
+              "corpus": checksum, "code": code_digest()}
+    if stamped(out, inputs, force, "migration.json"):
+        return out / "migration.json", False
+    (out / STAMP).unlink(missing_ok=True)
+    quietly(["migrate", "--old", MIGRATION_OLD, "--new", MIGRATION_NEW, "--corpus",
+             f"synthetic:{synthetic}", *MIGRATION_FLAGS, "--cache-dir", str(cache_dir),
+             "--out", str(out), "--no-warehouse"])
     (out / STAMP).write_text(canonical_json(inputs), encoding="utf-8")
-    return True
+    return out / "migration.json", True
 
 
 def intervals(out: Path) -> None:
@@ -322,7 +433,6 @@ def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
     unchanged.  Returns the documents and the answerers that ran."""
     from harness.claims.answers import ANSWERS_JSON
     from harness.core.canonical import canonical_json
-    from harness.cli import main
 
     documents, ran = [], []
     for name in ANSWER_RUNS:
@@ -336,16 +446,10 @@ def answers(root: Path, synthetic: Path, checksum: str, store: Path, force: bool
         except ValueError:
             kept = False
         if kept:
-            print(f"  answers {name}: unchanged since the last demo, kept", file=sys.stderr)
             continue
         stamp.unlink(missing_ok=True)
-        code = main(["answer", "--corpus", f"synthetic:{synthetic}", "--answerer", name,
-                     "--store-url", f"sqlite:///{store}", "--out", str(out), "--no-warehouse"])
-        if code == 130:
-            raise KeyboardInterrupt
-        if code != 0:
-            raise ValueError(f"harness answer with the {name!r} answerer failed (exit code "
-                             f"{code}; its message is above)")
+        quietly(["answer", "--corpus", f"synthetic:{synthetic}", "--answerer", name,
+                 "--store-url", f"sqlite:///{store}", "--out", str(out), "--no-warehouse"])
         stamp.write_text(canonical_json(inputs), encoding="utf-8")
         ran.append(name)
     return documents, ran
@@ -394,11 +498,40 @@ def serve(db: Path, port: int) -> int:
 # --------------------------------------------------------------------------- the command
 
 
+def serve_hint(db: Path, port: int) -> str:
+    """How to open the dashboard on this warehouse later (what ``--no-serve`` ends with)."""
+    return (f"open the dashboard: {settings.WAREHOUSE}={db} {Path(sys.executable).name} -m "
+            f"streamlit run {REPO / 'app.py'} --server.address 127.0.0.1 --server.port {port}"
+            f"\n  then http://127.0.0.1:{port}  (or rerun the demo without --no-serve)")
+
+
+class Steps:
+    """One line per step of the pipeline, numbered (``demo [3/9] arms: ...``) on stderr."""
+
+    def __init__(self, names: list[str]):
+        self.names, self.done = names, 0
+
+    def __call__(self, name: str, detail: str) -> None:
+        self.done += 1
+        print(f"demo [{self.done}/{len(self.names)}] {name}: {detail}", file=sys.stderr,
+              flush=True)
+
+
+def load_corpora(specs: list[str], synthetic_alt: Path) -> list:
+    """The demo's corpora, loaded once for every arm: the synthetic corpus (and QMSum),
+    then the second synthetic configuration (``harness.cli.demo_corpora``)."""
+    from harness.cli.demo_corpora import alternate_corpus
+    from ingestion import load_corpus
+
+    return [load_corpus(spec) for spec in specs] + [alternate_corpus(synthetic_alt)]
+
+
 def run(args) -> int:
     if args.toy:
         return toy(args)
-    from tqdm import tqdm
-
+    from harness.cli.demo_corpora import NAME as ALT_NAME
+    from harness.cli.summary import measure
+    from ingestion.synthetic import DEFAULT_SEED
     from warehouse import ingest_document, ingest_results
 
     started = time.monotonic()
@@ -406,80 +539,102 @@ def run(args) -> int:
     workdir = Path(args.workdir).absolute()
     db = Path(args.db or settings.warehouse_path()).absolute()
     qmsum = qmsum_corpus(args)
-    steps = ["corpora", "model", *(f"bench {a}" for a in ARMS), "intervals", "comparisons",
-             *(["agreement"] if qmsum else []), "certificates", "answers", "warehouse"]
-    bar = tqdm(total=len(steps), desc="demo", unit="step", file=sys.stderr)
+    steps = Steps(["corpora", "model", "arms", "statistics", "tier-B example", "migration",
+                   "answers", "warehouse"])
 
-    def step(name: str) -> None:
-        bar.set_postfix_str(name)
-
-    step("corpora")
-    synthetic = synthetic_corpus(workdir, args.seed, args.meetings)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    synthetic = synthetic_corpus(workdir, seed, args.meetings)
+    synthetic_alt = synthetic_corpus(workdir, seed + ALT_SEED_OFFSET, args.meetings)
     specs = [f"synthetic:{synthetic}"] + ([f"qmsum:{qmsum}"] if qmsum else [])
-    sources = corpus_sources(specs)
+    corpora = load_corpora(specs, synthetic_alt)
+    sources = {c.name: c.source for c in corpora}
     checksums = {name: src.sha256 for name, src in sources.items()}
-    key = "+".join(sorted(checksums))
-    root = Path(args.results).absolute() / key
-    print(f"corpora: {', '.join(f'{n} ({s[:12]})' for n, s in sorted(checksums.items()))}"
-          + ("" if qmsum else "  (synthetic only: --no-qmsum)" if args.no_qmsum else
-             "  (QMSum validation split not found: synthetic only; --qmsum-dir PATH adds it)"),
-          file=sys.stderr)
-    print("\n".join(tier_notes(sources)), file=sys.stderr)
-    bar.update()
+    root = Path(args.results).absolute() / "+".join(sorted(checksums))
+    steps("corpora", ", ".join(f"{n} ({s[:12]})" for n, s in sorted(checksums.items()))
+          + ("" if qmsum else "; QMSum not used (--no-qmsum)" if args.no_qmsum else
+             "; QMSum validation split not found (--qmsum-dir PATH adds it)"))
+    for line in tier_notes(sources):
+        print(line, file=sys.stderr)
 
-    step("model")
-    dense, weights = model_flags(args.model, workdir)
-    bar.update()
+    dense, weights = model_fields(args.model)
+    steps("model", f"dense leg {dense['model']}")
 
-    corpus_flags = [f for spec in specs for f in ("--corpus", spec)]
-    common = [*corpus_flags, "--cache-dir", str(workdir / "embeddings")]
+    cache_dir = workdir / "embeddings"
     code = code_digest()
     runs, ran = {}, []
-    for arm, (flags, _, _) in ARMS.items():
-        step(f"bench {arm}")
-        uses_dense = flags[flags.index("--mode") + 1] != "bm25"
-        arm_flags = [*common, *flags, *(dense if uses_dense else [])]
+    first_dense = True
+    for arm, (fields, _, _) in ARMS.items():
+        fields = arm_fields(fields)
+        uses_dense = fields["mode"] != "bm25"
+        config = {**fields, **(dense if uses_dense else {})}
         # what makes a stored result reusable: the arm, the corpora, the weights, the code
-        inputs = {"arm": arm, "flags": list(flags), "corpora": checksums,
+        inputs = {"arm": arm, "config": _plain(config), "corpora": checksums,
                   "model": weights if uses_dense else None, "code": code}
         runs[arm] = root / arm
-        if bench(arm, arm_flags, runs[arm], inputs, args.force):
+        # the first dense arm embeds the corpora: its estimate and bar are worth showing
+        if bench(arm, config, corpora, specs, cache_dir, runs[arm], inputs, args.force,
+                 progress=uses_dense and first_dense):
             ran.append(arm)
-        bar.update()
+        first_dense = first_dense and not uses_dense
+    headline = _headline(runs[CONTROL], measure)
+    steps("arms", f"{len(ran)} run, {len(runs) - len(ran)} unchanged; control {CONTROL}: "
+          f"{headline}")
 
-    step("intervals")
     for out in runs.values():
         intervals(out)
-    bar.update()
-
-    step("comparisons")
     documents = [comparisons(root, runs)]
-    bar.update()
-    if qmsum:
-        step("agreement")
-        documents += agreement_documents(root, runs, sorted(checksums))
-        bar.update()
-    step("certificates")
+    pair = ["qmsum", "synthetic"] if qmsum else ["synthetic", ALT_NAME]
+    documents += agreement_documents(root, runs, pair)
     documents += certificates(root, runs)
-    bar.update()
-    step("answers")
-    (synthetic_sha256,) = corpus_checksums([f"synthetic:{synthetic}"]).values()
+    steps("statistics", f"intervals for {len(runs)} runs, one Holm family against {CONTROL}, "
+          f"agreement {pair[0]} vs {pair[1]}, {len(CERTIFICATES)} certificates")
+
+    toy_run = toy_tier_b(root)
+    steps("tier-B example", f"{TOY_TIER_B} ({TOY_TIER_B_LICENCE}: tier B, internal view only)")
+
+    synthetic_sha256 = checksums["synthetic"]
+    small = synthetic_corpus(workdir, seed, MIGRATION_MEETINGS)
+    (small_sha256,) = corpus_checksums([f"synthetic:{small}"]).values()
+    migration_doc, migrated = migration(root, small, small_sha256, cache_dir, args.force)
+    documents.append(migration_doc)
+    steps("migration", f"{MIGRATION_OLD} -> {MIGRATION_NEW} "
+          f"({'run' if migrated else 'unchanged'})")
+
     answer_docs, answered = answers(root, synthetic, synthetic_sha256,
                                     workdir / "transcripts.sqlite", args.force)
     documents += answer_docs
-    bar.update()
+    steps("answers", f"{len(answered)} run, {len(ANSWER_RUNS) - len(answered)} unchanged")
 
-    step("warehouse")
     stored = 0
-    for out in runs.values():
+    for out in [*runs.values(), toy_run]:
         stored += ingest_results(out, db).inserted
     for doc in documents:
         stored += ingest_document(doc, db).inserted
-    bar.update()
-    bar.close()
+    steps("warehouse", f"{stored} new item(s) in {db}")
     print(f"demo: {len(ran)} arm(s) run, {len(runs) - len(ran)} unchanged; {stored} new "
           f"item(s) in {db}; {time.monotonic() - started:.0f} s; answers: "
           f"{len(answered)} run, {len(ANSWER_RUNS) - len(answered)} unchanged", flush=True)
     if args.no_serve:
+        print(serve_hint(db, args.port), flush=True)
         return 0
     return serve(db, args.port)
+
+
+#: the certificates the demo builds (``certificates``)
+CERTIFICATES = (f"coverage {CONTROL}", f"coverage {CONTROL}-file", f"risk {CONTROL}-file")
+
+
+def _plain(config: dict) -> dict:
+    """Config fields as JSON (a fusion spec as its fields)."""
+    import dataclasses
+
+    return {k: (dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v)
+            for k, v in sorted(config.items())}
+
+
+def _headline(out: Path, measure) -> str:
+    from harness.evaluation.results import load_metrics
+
+    rows = [r for r in load_metrics(out)["rows"] if r["query_class"] == "all"]
+    return ", ".join(f"{r['corpus']} nDCG@10 {measure(r['metrics'].get('nDCG@10'))}"
+                     for r in rows)

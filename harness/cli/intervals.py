@@ -3,7 +3,8 @@ tests) written into each results directory as claim files.
 
 With ``--control``, every directory given is an arm of one Holm family: each arm directory
 receives the same ``comparisons.json`` (all arms against the control, ``family_size`` and
-the arm names recorded).  Comparing arms one command at a time makes families of one, and
+the arm names recorded), and the control receives its own ``intervals.json`` (it need not
+be given again as an arm).  Comparing arms one command at a time makes families of one, and
 the document says so.
 """
 
@@ -61,11 +62,25 @@ def run(args) -> int:
                            measures=tuple(args.measures) if args.measures else None)
     arms = [recorded_from_dir(d) for d in dirs]
     docs = [intervals_document(arm, options) for arm in arms]
-    comparisons = None
+    comparisons = control = control_doc = None
     if args.control:
-        comparisons = comparisons_document(recorded_from_dir(args.control), arms, options)
-    # every document is computed before any is written: an interrupt leaves the old files
+        control = recorded_from_dir(args.control)
+        control_doc = intervals_document(control, options)
+        comparisons = comparisons_document(control, arms, options)
+    # every document is computed before any is written, and every target checked (the
+    # control's intervals.json too): a refusal or an interrupt leaves the old files
+    if control is not None:
+        from harness.core.outputs import check_file, is_document
+
+        check_file(Path(args.control) / IntervalsClaim.RESULTS_FILE,
+                   recognise=is_document(IntervalsClaim.KIND), what="intervals document",
+                   flag="--control")
     notes = write_family(dirs, docs, comparisons)
+    if control is not None:
+        write_family([Path(args.control)], [control_doc], None)
+        print(f"# {control.name} (the control): intervals\n")
+        print(intervals_table(control_doc, None), end="")
+        print()
     for arm, doc in zip(arms, docs):
         name = arm.name
         print(f"# {name}: intervals\n")
@@ -83,6 +98,8 @@ def run(args) -> int:
     for note in notes:
         log.warning("%s", note)
     written = [str(r / IntervalsClaim.RESULTS_FILE) for r in dirs]
+    if control is not None:
+        written.append(str(Path(args.control) / IntervalsClaim.RESULTS_FILE))
     if comparisons is not None:
         written += [str(r / ComparisonsClaim.RESULTS_FILE) for r in dirs]
     print("\nwrote " + ", ".join(written))

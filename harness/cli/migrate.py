@@ -79,7 +79,7 @@ def run(args) -> int:
 
     settings.go_offline()
     from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
-    from harness.retrieval.embeddings.models import MODELS_DIR, open_encoders, resolve_model
+    from harness.retrieval.embeddings.models import open_encoders, resolve_model
     from harness.studies.embedding_migration.document import summary_lines, write_report
     from harness.studies.embedding_migration.study import StudyOptions, run_study
     from harness.cli.ingest import ingest_claim_file
@@ -109,7 +109,7 @@ def run(args) -> int:
     timings: dict = {}
     with EmbeddingCache(cache_dir) as cache:
         encoders = dict(zip(("old", "new"), open_encoders(
-            [profiles["old"], profiles["new"]], cache, cache_dir / MODELS_DIR)))
+            [profiles["old"], profiles["new"]], cache)))  # distilled: once per machine
         cached = {side: CachedEncoder(encoders[side], cache) for side in ("old", "new")}
         models = {side: provenance(encoders[side], profiles[side]) for side in ("old", "new")}
         doc, per_query = run_study(corpus, chunks, judgements, cached["old"], cached["new"],

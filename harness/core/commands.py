@@ -29,7 +29,10 @@ def command_parser(prog: str, description: str,
     The modules are imported by path (``importlib``), so they are typed as modules: what each
     defines is checked by the CLI tests, not statically."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log what the libraries do too (their INFO lines; the product's "
+                             "own DEBUG lines); by default only the product's messages and "
+                             "warnings")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in modules.items():
@@ -47,12 +50,42 @@ def pipe_closed() -> int:
     return 0
 
 
+#: the product's own loggers (``--verbose`` shows their DEBUG lines too)
+PRODUCT_LOGGERS = ("harness", "ingestion", "warehouse", "dashboard")
+
+
+class _ReaderFormat(logging.Formatter):
+    """A message as it is; a warning or error prefixed with its level (``warning: ...``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return f"{record.levelname.lower()}: {text}" if record.levelno >= logging.WARNING else text
+
+
+def configure_logging(verbose: bool) -> None:
+    """Terminal output is for a reader: by default the product's own INFO lines (as plain
+    messages) and every warning, none of the libraries' INFO lines; ``--verbose`` logs INFO
+    from every library and the product's own DEBUG, naming each logger."""
+    root = logging.getLogger()
+    if root.handlers:  # configured already (a command run inside another, or a test)
+        return
+    handler = logging.StreamHandler()
+    if verbose:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root.setLevel(logging.INFO)
+    else:
+        handler.setFormatter(_ReaderFormat("%(message)s"))
+        root.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    for name in PRODUCT_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.INFO)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run a parsed command: bad input is exit 2 with its message, Ctrl-C is 130 and says
     nothing half-written was kept (whatever the interrupt became on its way out:
     :mod:`harness.core.interrupts`), a closed output pipe is not an error."""
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     with interrupts.watching():
         try:
             code = int(args._run(args) or 0)

@@ -4,9 +4,10 @@
 variable                    what                                        default
 ==========================  ==========================================  ===========================
 ``HARNESS_WAREHOUSE``       the DuckDB warehouse file                   ``./warehouse.duckdb``
-``HARNESS_CACHE``           embedding cache, derived models             ``./cache``
+``HARNESS_CACHE``           embedding cache                             ``./cache``
 ``HARNESS_PREPARED_CACHE``  prepared corpora and BM25 indexes           ``prepared`` in the cache dir
-``HARNESS_MODELS``          per-user models exported once per machine   ``~/.cache/retrieval-eval/models``
+``HARNESS_MODELS``          models built once per machine (distilled,   ``~/.cache/retrieval-eval/models``
+                            ONNX exports)
 ``HARNESS_RERANKER``        cross-encoder weights for the rerank stage  none (rerank refuses)
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
@@ -61,8 +62,9 @@ def prepared_cache_dir(base: str | Path | None = None) -> Path:
 
 
 def models_dir() -> Path:
-    """``$HARNESS_MODELS`` or ``~/.cache/retrieval-eval/models``: models derived once per
-    machine and user (the ONNX exports), shared by every working directory."""
+    """``$HARNESS_MODELS`` if set, else ``~/.cache/retrieval-eval/models``: one folder per
+    user, so a model derived from packaged weights is built once per machine, whatever
+    cache folder a run uses."""
     env = _get(MODELS)
     return Path(env) if env else Path.home() / ".cache" / "retrieval-eval" / "models"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.demo import ARMS, CONTROL
+from harness.cli.demo import ARMS, CONTROL, TOY_TIER_B
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,8 +53,10 @@ def test_the_demo_fills_the_warehouse_and_a_second_run_reuses_it(tmp_path, tiny_
     assert f"{len(ARMS)} arm(s) run, 0 unchanged" in first
     db = tmp_path / "w.duckdb"
     runs = queries.runs(db_path=db)
-    assert sorted(runs.control_name) == sorted(ARMS)
-    assert set(runs.corpus) == {"synthetic"} and set(runs.tier) == {"A"}
+    assert sorted(runs.control_name) == sorted([*ARMS, TOY_TIER_B])
+    arms = runs[runs.control_name != TOY_TIER_B]
+    assert set(arms.corpus) == {"synthetic+synthetic-alt"} and set(arms.tier) == {"A"}
+    assert runs[runs.control_name == TOY_TIER_B].tier.tolist() == ["B"]
     # one comparisons document: the four family arms against the control, Holm over four
     tests = queries.comparisons("internal", control_run=CONTROL, db_path=db)
     assert sorted(set(tests.arm_name)) == sorted(a for a, (_, fam, _) in ARMS.items() if fam)
@@ -62,7 +64,7 @@ def test_the_demo_fills_the_warehouse_and_a_second_run_reuses_it(tmp_path, tiny_
     assert queries.metric_intervals("publishable", db_path=db)["lower"].notna().all()
     assert len(queries.certificates("publishable", db_path=db)) == 3
     claims = {p: p.read_bytes() for p in (tmp_path / "results").rglob("metrics.json")}
-    assert len(claims) == len(ARMS)
+    assert len(claims) == len(ARMS) + 1  # and the tier-B toy run
 
     second = demo(tmp_path, tiny_model, "--no-qmsum")
     assert f"0 arm(s) run, {len(ARMS)} unchanged; 0 new item(s)" in second

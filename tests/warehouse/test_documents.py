@@ -183,8 +183,13 @@ def test_a_file_whose_kind_arrives_later_is_added_on_reingest(notes_db, tmp_path
     with tables.registered(StatsFile):
         again = ingest_results(out, notes_db)
         assert not again.inserted and "test_stats.json" in again.message
+        # it says what was stored, not "nothing to do"
+        assert "nothing to do" not in again.message
+        assert again.message.endswith(
+            "stored what its directory gained since: test_stats.json (test_note, 1 row)")
+        assert dict(again.rows) == {"test_stats.json": 1}
         third = ingest_results(out, notes_db)
-        assert "stored extra" not in third.message
+        assert "gained" not in third.message and "nothing to do" in third.message
     assert _count(notes_db, "SELECT count(*) FROM test_notes") == 1
 
 

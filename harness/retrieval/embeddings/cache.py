@@ -142,11 +142,18 @@ class EmbedStats:
         }
 
 
+def _max_tokens(enc) -> int | None:
+    """The model's maximum sequence length when its profile has one (what it reads at most)."""
+    profile = getattr(enc, "profile", None)
+    return getattr(profile, "max_seq_length", None) or None
+
+
 class CachedEncoder:
     """An encoder behind the cache: only texts the cache lacks reach the model.
 
-    ``cache=None`` embeds everything (still counted).  Document batches show a tqdm bar
-    (texts and rate, on stderr); query batches are small and silent.
+    ``cache=None`` embeds everything (still counted).  Documents get an estimate before the
+    first block and a bar from it (:mod:`harness.retrieval.embeddings.progress`, on stderr);
+    query batches are small and silent.
     """
 
     def __init__(self, encoder, cache: EmbeddingCache | None, block_size: int = 1024,
@@ -164,6 +171,12 @@ class CachedEncoder:
     @property
     def dimension(self) -> int:
         return self.encoder.dimension
+
+    def _progress_block(self, enc) -> int:
+        """Texts per committed block: small enough that the bar moves from the first block
+        (four model batches), at most ``block_size``."""
+        batch = getattr(enc, "batch_size", None) or 64
+        return max(1, min(self.block_size, 4 * int(batch)))
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(self.encoder.document_texts(texts), "documents", self.progress)
@@ -184,25 +197,21 @@ class CachedEncoder:
         # similar lengths per block keep padding (and so cost) low; the order is total
         missing.sort(key=lambda sha: (-len(texts[first[sha]]), sha))
         if missing:
-            bar = None
-            if progress:
-                from tqdm import tqdm
+            from harness.retrieval.embeddings.progress import encode_with_progress
 
-                bar = tqdm(total=len(missing), desc=f"embedding {role} ({enc.model_id})",
-                           unit="text", unit_scale=True, file=None, dynamic_ncols=True)
-            try:
-                for start in range(0, len(missing), self.block_size):
-                    block = missing[start:start + self.block_size]
-                    out = enc.encode([texts[first[sha]] for sha in block])
-                    if self.cache is not None:
-                        self.cache.put(enc.model_id, enc.weights_sha256, block, out)
-                    for sha, vec in zip(block, out):
-                        vectors[sha] = vec
-                    if bar is not None:
-                        bar.update(len(block))
-            finally:
-                if bar is not None:
-                    bar.close()
+            pending = [texts[first[sha]] for sha in missing]
+
+            def encode_block(indices: list[int]) -> None:
+                block = [missing[i] for i in indices]
+                out = enc.encode([pending[i] for i in indices])
+                if self.cache is not None:
+                    self.cache.put(enc.model_id, enc.weights_sha256, block, out)
+                for sha, vec in zip(block, out):
+                    vectors[sha] = vec
+
+            encode_with_progress(pending, encode_block, role=role, model=enc.model_id,
+                                 cap=_max_tokens(enc), block=self._progress_block(enc),
+                                 progress=progress)
         self.stats.add(role, len(texts), len(first), len(missing), len(first) - len(missing))
         if not texts:
             return np.zeros((0, enc.dimension), dtype=np.float32)

@@ -16,8 +16,9 @@ the lazy encoders a migration study compares.
 * ``onnx``: the base transformer exported to ONNX once per machine
   (:mod:`harness.retrieval.embeddings.onnx_encoder`); its weights are the export's file.
 * ``distilled``: a model2vec static model distilled from the base (``model2vec.distill``,
-  PCA to ``pca_dims``), built once into ``MODELS_DIR`` under the cache directory and keyed
-  by the base's weights digest, the derivation's parameters and the model2vec version.
+  PCA to ``pca_dims``), built once per machine into the per-user models folder
+  (``settings.models_dir``) and keyed by the base's weights digest, the derivation's
+  parameters and the model2vec version.
 
 The base of a ``rotated`` or ``truncated`` model is reached through the same embedding
 cache as any model (same key: base model id, base weights, exact text), so a study whose
@@ -31,9 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import shutil
-import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -41,7 +39,7 @@ import numpy as np
 
 from harness.core import heavy
 from harness.core.canonical import canonical_line
-from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
+from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
 from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerEncoder,
                                                    StaticEncoder, offline_transformers,
                                                    transformer_lengths, weights_sha256)
@@ -266,31 +264,27 @@ def distilled_dir(profile: ModelProfile, base_sha256: str, models_dir) -> Path:
 
 
 def ensure_distilled(profile: ModelProfile, models_dir=None) -> Path:
-    """The distilled model's directory, distilling it first if it is not there (about 40 s
-    on two cores; written to a temporary sibling and renamed into place when complete)."""
+    """The distilled model's directory, distilling it first if it is not there (about two
+    minutes on two cores), once per machine: ``models_dir`` defaults to the per-user folder
+    (``settings.models_dir``), and concurrent builds are serialised
+    (:func:`harness.retrieval.embeddings.static_model.build_once`)."""
+    from harness.core import settings
+    from harness.retrieval.embeddings.static_model import build_once
+
     base = _base_profile(profile)
     base_path = source_path(base.source)
     base_sha = weights_sha256(base_path)
-    target = distilled_dir(profile, base_sha, models_dir or default_cache_dir() / MODELS_DIR)
-    if (target / "model.safetensors").is_file():
-        return target
-    distill = heavy.load("model2vec.distill").distill
+    target = distilled_dir(profile, base_sha, models_dir or settings.models_dir())
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    print(f"distilling {profile.model_id} from {base.model_id} (once; cached in {target})",
-          file=sys.stderr)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    def build(tmp: Path) -> None:
+        offline_transformers()  # no per-load report block from transformers
+        distill = heavy.load("model2vec.distill").distill
         model = distill(model_name=str(base_path), device="cpu",
                         pca_dims=int(profile.param("pca_dims")),
                         sif_coefficient=float(profile.param("sif_coefficient")))
         model.save_pretrained(str(tmp))
-        if not target.exists():
-            os.replace(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+
+    return build_once(target, build, f"{profile.model_id} (distilled from {base.model_id})")[0]
 
 
 class DistilledEncoder(StaticEncoder):

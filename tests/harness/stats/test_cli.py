@@ -183,3 +183,25 @@ def test_power_json_is_pure_json_and_keeps_a_tiny_floor(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["smallest_attainable_p_holm"] == 3 * 2.0 ** -54
     assert main(["power", "--audit", "-n", "80", "-v", "0.5000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["smallest_attainable_p"] == 2.0 ** -79
+
+
+def test_intervals_with_a_control_also_writes_the_controls_own_intervals(tmp_path, capsys):
+    import shutil
+
+    ctl = make_results(tmp_path, "control", _improving(0))
+    arm = make_results(tmp_path, "a", _improving(6))
+    alone = tmp_path / "control-alone"
+    shutil.copytree(ctl, alone)
+    assert not (ctl / "intervals.json").exists()
+    assert main(["intervals", str(arm), "--control", str(ctl), "--resamples", "500",
+                 "--permutations", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "# control (the control): intervals" in out
+    assert str(ctl / "intervals.json") in out.splitlines()[-1]
+    # the same intervals as when the control is given as a directory of its own
+    assert main(["intervals", str(alone), "--resamples", "500"]) == 0
+    capsys.readouterr()
+    got = json.loads((ctl / "intervals.json").read_text())
+    want = json.loads((alone / "intervals.json").read_text())
+    assert got["control_name"] == "control" and got["rows"] == want["rows"] and got["rows"]
+    assert not (ctl / "comparisons.json").exists()
