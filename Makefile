@@ -27,7 +27,7 @@ test: $(STAMP)
 
 # Lint and types, both pinned in requirements-test.txt: ruff over the repository, mypy strict
 # on harness.core and harness.claims (pyproject.toml lists the files).  Both always run; the
-# target fails when either finds anything.  Not (yet) part of `make test`.
+# target fails when either finds anything.  CI (.ci/run) runs it before `make test`.
 .PHONY: check
 check: $(STAMP)
 	status=0; \

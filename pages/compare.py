@@ -13,7 +13,8 @@ from dashboard import common, tables
 
 def render() -> None:
     st.title("Compare two runs")
-    st.caption("Where does one run beat another? Query by query on one measure, with win / tie / loss counts per class.")
+    st.caption("Where does one run beat another? Query by query on one measure, with win / tie / "
+               "loss counts per class.")
     common.require_runs()
     view = common.view()
     options = common.load("choices", view)

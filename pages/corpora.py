@@ -39,7 +39,8 @@ def with_differences(corpora):
 
 
 def render() -> None:
-    common.title("Corpora", "What each corpus is, where its licence comes from, and how many queries of each class the runs scored.")
+    common.title("Corpora", "What each corpus is, where its licence comes from, and how many "
+                            "queries of each class the runs scored.")
     common.require_runs()
     view = common.view()
     corpora = common.load("corpora")

@@ -28,7 +28,8 @@ def _signed(value, lower, upper) -> str:
 def render() -> None:
     from harness.studies.embedding_migration.decision import THRESHOLDS
 
-    common.title("Migration", "Keep the old embedding model, bridge it with an adapter, or re-index: the measured decision.")
+    common.title("Migration", "Keep the old embedding model, bridge it with an adapter, or "
+                              "re-index: the measured decision.")
     view = common.view()
     frame = common.load("migration_decisions", view)
     health = common.load("health")

@@ -86,7 +86,8 @@ def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labe
 
 def render() -> None:
     st.title("Results")
-    st.caption("Each run's measures with their intervals and, against a control, the deltas with Holm marks; the tables to publish from.")
+    st.caption("Each run's measures with their intervals and, against a control, the deltas "
+               "with Holm marks; the tables to publish from.")
     common.require_runs()
     view = common.view()
     withheld_note(view)

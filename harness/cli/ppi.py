@@ -47,7 +47,8 @@ def run(args) -> int:
     print(f"hand labels only  {result.labels_only:.3f} [{llo:.3f}, {lhi:.3f}] n={result.labelled}")
     print(f"PPI               {result.estimate:.3f} [{lo:.3f}, {hi:.3f}] ({level}) "
           f"lambda={result.lam:.2f}")
-    print(f"judge bias        {bias:+.3f} ({'optimistic' if bias > 0 else 'pessimistic' if bias < 0 else 'none'})")
+    leaning = 'optimistic' if bias > 0 else 'pessimistic' if bias < 0 else 'none'
+    print(f"judge bias        {bias:+.3f} ({leaning})")
     print(f"effective labels  {result.effective_labels:.0f} (from {result.labelled} written, "
           f"{result.unlabelled} judged only)")
     print(f"tier              {tier} ({evidence})")

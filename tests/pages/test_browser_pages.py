@@ -4,8 +4,9 @@ port) driven by headless Chromium through Playwright, as ``tests/browser/`` does
 Every request is recorded while every page is opened in both views, twice over: the
 page's own requests through Playwright, and everything the browser sends anywhere but
 127.0.0.1 through a recording proxy on loopback (the tab icon, which Playwright does not
-report, used to come from a font host); any host but 127.0.0.1 fails the test; the certificates' "why" is shown whole and wrapped at 1366 px; every page shows its
-purpose line under the title.  Skipped with the reason when ``/usr/bin/chromium`` is
+report, used to come from a font host); any host but 127.0.0.1 fails the test; the
+certificates' "why" is shown whole and wrapped at 1366 px; every page shows its purpose line
+under the title.  Skipped with the reason when ``/usr/bin/chromium`` is
 missing.
 """
 

@@ -1,4 +1,5 @@
-"""The Compare page: deltas against a control (with their stored paired tests), comparability, per-query pairs and rankings."""
+"""The Compare page: deltas against a control (with their stored paired tests),
+comparability, per-query pairs and rankings."""
 
 from __future__ import annotations
 

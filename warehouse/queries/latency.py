@@ -8,8 +8,9 @@ from warehouse.db import connect
 
 def latency(runs=None, *, view: str = "internal", db_path=None):
     """Per run: its mode, sample count, concurrency, the BLAS thread limit it was timed
-    under (``blas_threads``, NULL when the run did not record one), p50/p95/p99 (linear interpolation between order
-    statistics, Hyndman & Fan 1996 type 7, as numpy's default), max and mean, in ms.
+    under (``blas_threads``, NULL when the run did not record one), p50/p95/p99 (linear
+    interpolation between order statistics, Hyndman & Fan 1996 type 7, as numpy's default),
+    max and mean, in ms.
 
     Latency is a timing, not a value computed from corpus text, so the default view is
     ``internal``; under ``publishable`` a run that touched any non-A corpus is left out."""

@@ -1,4 +1,5 @@
-"""The Results page and the exports: metric rows with their intervals, what the publishable view withholds, run provenance."""
+"""The Results page and the exports: metric rows with their intervals, what the
+publishable view withholds, run provenance."""
 
 from __future__ import annotations
 

@@ -69,5 +69,6 @@ def backend_options(name: str, args) -> tuple[tuple[str, object], ...]:
     return tuple(sorted(found.items()))
 
 
-__all__ = ["BACKENDS", "BACKEND_OPTIONS", "DEFAULT_BACKEND", "backend_options", "option_modules", "LEGS", "Backend", "EmbeddingSurvey", "IndexDoc",
+__all__ = ["BACKENDS", "BACKEND_OPTIONS", "DEFAULT_BACKEND", "backend_options", "option_modules",
+           "LEGS", "Backend", "EmbeddingSurvey", "IndexDoc",
            "SearchQuery", "backend_class", "BackendError", "EXIT_BACKEND", "SYSTEM_BACKENDS"]

@@ -1,10 +1,11 @@
 """The backend interface: index documents, return candidate lists per leg.
 
 A backend owns storage and first-stage scoring only.  Fusion, rerank and scoring live in
-the harness (:mod:`harness.retrieval.fusion`, :mod:`harness.retrieval.rerank`, :mod:`harness.evaluation.scoring`), so one
-arm means the same thing on every backend.  Nothing here assumes the index lives in this
-process: documents go in as plain records, results come back as ``(doc_id, score)`` lists,
-and embedding provenance is *surveyed* from what the index holds.
+the harness (:mod:`harness.retrieval.fusion`, :mod:`harness.retrieval.rerank`,
+:mod:`harness.evaluation.scoring`), so one arm means the same thing on every backend.
+Nothing here assumes the index lives in this process: documents go in as plain records,
+results come back as ``(doc_id, score)`` lists, and embedding provenance is *surveyed* from
+what the index holds.
 
 Legs: ``bm25`` (lexical) and ``dense`` (inner product over embeddings).  Each leg's
 list is in the harness's total order: score descending, then document structure
@@ -102,10 +103,12 @@ class Backend(ABC):
     def end_measurement(self) -> None:
         """Called once retrieval is over, before anything is written: a backend whose index
         can change under it raises :class:`BackendError` when it did."""
+        return None
 
     def prepare_queries(self, queries: Sequence[SearchQuery]) -> None:
         """Optional: do per-query work that is not retrieval (e.g. embed all queries at
         once) before latency is measured."""
+        return None
 
     @abstractmethod
     def embedding_survey(self) -> EmbeddingSurvey:
@@ -121,6 +124,7 @@ class Backend(ABC):
 
     def close(self) -> None:
         """Release resources."""
+        return None
 
 
 def check_leg(leg: str) -> None:

@@ -365,10 +365,12 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         p = corpus_of[query_id]
         if cfg.granularity == "file":
             relevant = file_qrels.get(query_id, {})
-            is_rel = (lambda doc, r=relevant: r.get(file_of(doc), 0) > 0)
+            def is_rel(doc, r=relevant):
+                return r.get(file_of(doc), 0) > 0
         else:
             relevant = qrels[query_id]
-            is_rel = (lambda doc, r=relevant: r.get(doc, 0) > 0)
+            def is_rel(doc, r=relevant):
+                return r.get(doc, 0) > 0
         candidates = calib.get(query_id, [])
         calibration.append(calibration_row(
             corpus=p.name, tier=tiers[p.name], query_id=query_id,

@@ -5,8 +5,8 @@ model OLD keep OLD, bridge NEW's queries into it through an adapter, or be re-in
   cache, and the derived model kinds (rotated, truncated, repooled, distilled);
 * :mod:`~harness.studies.embedding_migration.adapters`: Procrustes, ridge and low-rank maps NEW -> OLD;
 * :mod:`~harness.studies.embedding_migration.retention`: exact search, recall@k, paired ratio intervals;
-* :mod:`~harness.studies.embedding_migration.decision`: :func:`~harness.studies.embedding_migration.decision.decide` and its
-  thresholds (data);
+* :mod:`~harness.studies.embedding_migration.decision`:
+  :func:`~harness.studies.embedding_migration.decision.decide` and its thresholds (data);
 * :mod:`~harness.studies.embedding_migration.study`: one study at T0 and/or T1 as a report document;
 * :mod:`~harness.studies.embedding_migration.document`: validation, Markdown, the report directory.
 

@@ -251,7 +251,8 @@ def _encode_rows(encoder, texts: Sequence[str], positions: np.ndarray) -> np.nda
 
 
 def run_study(corpus, chunks, judgements, old, new, options: StudyOptions | None = None,
-              *, models: Mapping[str, Mapping] | None = None, timings: dict | None = None) -> tuple[dict, list[dict]]:
+              *, models: Mapping[str, Mapping] | None = None,
+              timings: dict | None = None) -> tuple[dict, list[dict]]:
     """Measure OLD -> NEW on ``corpus`` and return ``(report document, per-query rows)``.
 
     ``chunks`` and ``judgements`` come from :func:`ingestion.chunking.chunk_corpus` and
