@@ -152,7 +152,8 @@ def test_every_page_opens_in_both_views(server, page):
             assert page.url.rstrip("/").endswith(path)
             no_exception(page)
             badges = page.get_by_text(f"{view} view", exact=False)
-            assert badges.count() >= 1, (title, view)
+            if title != "Glossary":  # definitions only: no warehouse row, so no tier badge
+                assert badges.count() >= 1, (title, view)
             shot(page, f"{Path(file).stem}-{view}")
 
 
