@@ -259,8 +259,11 @@ def test_engine_and_official_binary_agree_per_query(trec_eval, tmp_path):
     binary, _ = trec_eval
     qrels, run = make_case(SEEDS[0])
     judgeable = write_case(tmp_path, qrels, run)
+    # -c: trec_eval 10 refuses a run whose queries the qrels lack (the run-only and
+    # unjudgeable ones) unless told to complete over the qrels' queries
     _, per_query, decimals = run_trec_eval(
-        binary, *MEASURE_ARGS, str(tmp_path / "qrels_judgeable.txt"), str(tmp_path / "run_normalised.txt"))
+        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels_judgeable.txt"),
+        str(tmp_path / "run_normalised.txt"))
     normalised = {q: rank_scores(normalise_ranking(docs)) for q, docs in run.items()}
     specs = {m.trec_measure for m in MEASURES.values()}
     engine = pytrec_eval.RelevanceEvaluator(judgeable, specs).evaluate(normalised)
