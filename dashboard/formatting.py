@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
 
 from warehouse import render
 from warehouse.exports import short_labels, significance_mark
@@ -69,25 +68,10 @@ def run_labels(run_table) -> dict[str, str]:
     return short_labels(zip(run_table["run_id"], run_table["control_name"]))
 
 
-def missing(value) -> bool:
-    """None, NaN or pandas' NA (a value the warehouse does not hold)."""
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def fmt(value, digits: int = 4) -> str:
-    return "–" if missing(value) else f"{float(value):.{digits}f}"
-
-
-def fmt_signed(value, digits: int = 4) -> str:
-    if missing(value):
-        return "–"
-    text = f"{float(value):+.{digits}f}"
-    return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
+# one definition of every cell's text, shared with the exports (the screen is what they hold)
+missing = render.missing
+fmt = render.fmt_value
+fmt_signed = render.fmt_signed
 
 
 def fmt_interval(value, lower, upper, interval_digits: int | None = None) -> str:
@@ -104,13 +88,7 @@ def mark(verdict) -> str:
 
 def fmt_delta(delta, lower=None, upper=None, verdict=None) -> str:
     """``+0.0123 [+0.0012, +0.0234] *``: delta, its paired interval and Holm mark when stored."""
-    if missing(delta):
-        return "–"
-    text = fmt_signed(delta)
-    if not (missing(lower) or missing(upper)):
-        text += f" [{fmt_signed(lower)}, {fmt_signed(upper)}]"
-    tag = mark(verdict)
-    return f"{text} {tag}" if tag else text
+    return render.fmt_delta(delta, lower, upper, mark(verdict))
 
 
 def fmt_p(value) -> str:

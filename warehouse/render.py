@@ -84,10 +84,13 @@ INTERNAL_STAMP = "INTERNAL: not for publication"
 
 
 def missing(value) -> bool:
-    """None, NaN or pandas' NA."""
-    if value is None or type(value).__name__ == "NAType":
+    """None, NaN (of any float type) or pandas' NA / NaT: a value the warehouse does not hold."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
         return True
-    return isinstance(value, float) and math.isnan(value)
+    try:
+        return math.isnan(value)
+    except TypeError:  # not a number: text, a list ...
+        return False
 
 
 def fmt_value(value, digits: int = 4) -> str:
