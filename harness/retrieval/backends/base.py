@@ -22,6 +22,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from harness.core.doc_ids import rank_key
+
 LEGS = ("bm25", "dense")
 
 #: exit code of a run whose backend failed or changed under it (nothing is written)
@@ -130,3 +132,21 @@ class Backend(ABC):
 def check_leg(leg: str) -> None:
     if leg not in LEGS:
         raise ValueError(f"unknown leg {leg!r}; expected one of {sorted(LEGS)}")
+
+
+def ordered_for_index(docs: Sequence[IndexDoc],
+                      legs: Sequence[str]) -> tuple[list[IndexDoc], tuple[str, ...]]:
+    """What every backend's ``index`` starts from: the documents in the harness's structural
+    order (:func:`harness.core.doc_ids.rank_key`) and the legs in their fixed order, after
+    refusing an unknown leg, an empty document set and a duplicate id."""
+    for leg in legs:
+        check_leg(leg)
+    if not docs:
+        raise ValueError("nothing to index: no documents")
+    ordered = sorted(docs, key=lambda d: rank_key(d.doc_id, 0.0))
+    seen: set[str] = set()
+    for d in ordered:
+        if d.doc_id in seen:
+            raise ValueError(f"duplicate doc_id {d.doc_id!r} in the index")
+        seen.add(d.doc_id)
+    return ordered, tuple(leg for leg in ("bm25", "dense") if leg in legs)

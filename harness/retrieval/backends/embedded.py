@@ -29,10 +29,10 @@ from harness.retrieval.backends.base import (
     IndexDoc,
     SearchQuery,
     check_leg,
+    ordered_for_index,
 )
 from harness.retrieval.backends.tokenizer import Tokenizer
 from harness.retrieval.backends.topk import top_k, top_k_rows
-from harness.core.doc_ids import rank_key
 
 log = logging.getLogger(__name__)
 
@@ -87,17 +87,7 @@ class EmbeddedBackend(Backend):
     # ------------------------------------------------------------------ indexing
 
     def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
-        for leg in legs:
-            check_leg(leg)
-        if not docs:
-            raise ValueError("nothing to index: no documents")
-        ordered = sorted(docs, key=lambda d: rank_key(d.doc_id, 0.0))
-        seen = set()
-        for d in ordered:
-            if d.doc_id in seen:
-                raise ValueError(f"duplicate doc_id {d.doc_id!r} in the index")
-            seen.add(d.doc_id)
-        self.legs = tuple(leg for leg in ("bm25", "dense") if leg in legs)
+        ordered, self.legs = ordered_for_index(docs, legs)
         self.doc_ids = [d.doc_id for d in ordered]
         files: dict[str, list[int]] = {}
         for pos, d in enumerate(ordered):

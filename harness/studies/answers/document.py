@@ -2,20 +2,7 @@
 
 answers.json is a standalone document of kind ``"answers"``, defined and validated by
 :class:`harness.claims.AnswersClaim` (its ``tier`` is the most restrictive of the corpora, its
-``corpus`` the pooled name).  Layout::
-
-    kind, schema_version, corpus, tier
-    corpora[]      name, version, licence, tier, sha256, evidence, files, turns,
-                   aggregation_queries
-    answerer       name, is_production_path, description, row_limit, model (always null)
-    policy         every scoring rule (harness.studies.answers.grading.AnswerPolicy)
-    scoring        engine, measures, what the mean iterates
-    scope, store   what each question is answered over; the store's schema version
-    rows[]         corpus, tier, query_class, rule (``all`` and each rule), n, unanswered,
-                   EM, partial, answered, scored_on ("answer")
-    floor_rows[]   the same rows for the ``none`` answerer over the same gold set
-    answers[]      per query: corpus, tier, query_class, query_id, rule, question,
-                   answer_kind, gold, predicted, EM, partial, answered, mechanism, notes
+``corpus`` the pooled name; its layout is documented there).
 
 Nothing in it depends on the database the store lives in or on timing, so two runs on
 unchanged inputs, from SQLite or from PostgreSQL, write the same bytes.

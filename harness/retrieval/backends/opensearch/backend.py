@@ -23,7 +23,6 @@ from typing import Sequence
 
 import numpy as np
 
-from harness.core.doc_ids import rank_key
 from harness.retrieval.backends.base import (
     Backend,
     BackendError,
@@ -32,6 +31,7 @@ from harness.retrieval.backends.base import (
     IndexDoc,
     SearchQuery,
     check_leg,
+    ordered_for_index,
 )
 from harness.retrieval.backends.opensearch import mapping, queries
 from harness.retrieval.backends.opensearch.client import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Node
@@ -129,17 +129,7 @@ class OpenSearchBackend(Backend):
     def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
         from harness.retrieval.backends.opensearch import loading, settling
 
-        for leg in legs:
-            check_leg(leg)
-        if not docs:
-            raise ValueError("nothing to index: no documents")
-        ordered = sorted(docs, key=lambda d: rank_key(d.doc_id, 0.0))
-        seen = set()
-        for d in ordered:
-            if d.doc_id in seen:
-                raise ValueError(f"duplicate doc_id {d.doc_id!r} in the index")
-            seen.add(d.doc_id)
-        self.legs = tuple(leg for leg in ("bm25", "dense") if leg in legs)
+        ordered, self.legs = ordered_for_index(docs, legs)
         dense = "dense" in self.legs
         if dense and self.encoder is None:
             raise ValueError("the dense leg needs an embedding encoder")
