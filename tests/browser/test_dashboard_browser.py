@@ -11,53 +11,24 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from dashboard import PAGES
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts" / "dashboard"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.browser.helpers import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, require_chromium,
+                                   serve_dashboard, wait_settled)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"streamlit exited with {proc.returncode}: "
-                                 f"{proc.stdout.read() if proc.stdout else ''}")
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise AssertionError(f"streamlit did not answer on {base} within {timeout} s")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: the real-browser tests need Debian's chromium "
-                    "(`.ci/run` installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = require_chromium()
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -73,23 +44,8 @@ def server(tmp_path_factory, browser):
 
     root = tmp_path_factory.mktemp("browser")
     built = build(root)
-    port = free_port()
-    env = {**os.environ, "HARNESS_WAREHOUSE": str(built["db"])}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, proc)
+    with serve_dashboard(built["db"]) as base:
         yield base, built["db"], root
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
 
 
 @pytest.fixture
@@ -106,20 +62,6 @@ def open_page(tab, base: str, path: str, title: str) -> None:
     tab.goto(f"{base}/{path}")
     tab.get_by_role("heading", name=title, level=1).wait_for(timeout=60_000)
     wait_settled(tab)
-
-
-def wait_settled(tab, quiet_ms: int = 1500, timeout_s: float = 60.0) -> None:
-    """Until no script run has shown Streamlit's running indicator for ``quiet_ms`` (the
-    indicator appears only after a run has lasted a moment, and a first visit runs twice)."""
-    deadline = time.monotonic() + timeout_s
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
-        if tab.locator("[data-testid='stStatusWidgetRunningIcon']").count():
-            quiet_since = time.monotonic()
-        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
-            return
-        tab.wait_for_timeout(100)
-    raise AssertionError(f"the page was still running after {timeout_s} s")
 
 
 def set_view(tab, label: str) -> None:

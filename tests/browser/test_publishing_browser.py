@@ -10,37 +10,20 @@ scrolling.
 from __future__ import annotations
 
 import io
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts" / "dashboard"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.browser.helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_dashboard
+from tests.browser.helpers import wait_settled as _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def chromium():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: the real-browser tests need Debian's chromium "
-                    "(`.ci/run` installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = require_chromium()
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -55,49 +38,14 @@ def served(tmp_path_factory, chromium):
     from tests.pages.fixture_warehouse import build
 
     built = build(tmp_path_factory.mktemp("publishing-browser"))
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env={**os.environ, "HARNESS_WAREHOUSE": str(built["db"])},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"streamlit exited with {proc.returncode}"
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "streamlit did not answer within 90 s"
-                time.sleep(0.5)
+    with serve_dashboard(built["db"]) as base:
         yield base, built
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
 
 
 def _tab(chromium, width: int, height: int):
     context = chromium.new_context(viewport={"width": width, "height": height},
                                    accept_downloads=True)
     return context, context.new_page()
-
-
-def _settled(tab, quiet_ms: int = 1500, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
-        if tab.locator("[data-testid='stStatusWidgetRunningIcon']").count():
-            quiet_since = time.monotonic()
-        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
-            return
-        tab.wait_for_timeout(100)
-    raise AssertionError(f"the page was still running after {timeout_s} s")
 
 
 def _open_results(tab, base: str) -> None:

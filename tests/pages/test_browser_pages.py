@@ -12,14 +12,8 @@ missing.
 
 from __future__ import annotations
 
-import os
-import socket
 import socketserver
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -27,11 +21,11 @@ import pytest
 
 from dashboard import PAGES
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts" / "dashboard"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
+from tests.browser import helpers
+from tests.browser.helpers import ARTIFACTS, CHROMIUM, require_chromium, serve_dashboard
+from tests.browser.helpers import wait_settled
+
+CHROMIUM_ARGS = [*helpers.CHROMIUM_ARGS, "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-features=AutofillServerCommunication,OptimizationHints,Translate"]
 VIEW_LABELS = {"publishable": "Publishable (tier A only)",
                "internal": "Internal (every tier; never publish)"}
@@ -46,12 +40,6 @@ CHROMIUM_OWN = frozenset({"update.googleapis.com", "clients2.google.com",
                           "content-autofill.googleapis.com"})
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Recorder(socketserver.StreamRequestHandler):
@@ -88,10 +76,7 @@ def proxy():
 
 @pytest.fixture(scope="module")
 def browser(proxy):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: the real-browser tests need Debian's chromium "
-                    "(`.ci/run` installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = require_chromium()
     with sync_api.sync_playwright() as playwright:
         # everything but loopback goes to the recording proxy
         chromium = playwright.chromium.launch(
@@ -109,44 +94,8 @@ def server(tmp_path_factory, browser):
     from tests.pages.fixture_warehouse import build
 
     built = build(tmp_path_factory.mktemp("browser-pages"))
-    port = free_port()
-    env = {**os.environ, "HARNESS_WAREHOUSE": str(built["db"])}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"streamlit exited with {proc.returncode}"
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                assert time.monotonic() < deadline, f"streamlit did not answer on {base}"
-                time.sleep(0.5)
+    with serve_dashboard(built["db"]) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-
-
-def wait_settled(tab, quiet_ms: int = 1500, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
-        if tab.locator("[data-testid='stStatusWidgetRunningIcon']").count():
-            quiet_since = time.monotonic()
-        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
-            return
-        tab.wait_for_timeout(100)
-    raise AssertionError(f"the page was still running after {timeout_s} s")
 
 
 def open_page(tab, base: str, title: str, view: str) -> None:
