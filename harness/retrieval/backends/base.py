@@ -18,9 +18,10 @@ deleted or written to): it raises :class:`BackendError`, the command exits
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from harness.core.doc_ids import rank_key
 
@@ -150,3 +151,35 @@ def ordered_for_index(docs: Sequence[IndexDoc],
             raise ValueError(f"duplicate doc_id {d.doc_id!r} in the index")
         seen.add(d.doc_id)
     return ordered, tuple(leg for leg in ("bm25", "dense") if leg in legs)
+
+
+class QueryEncoding:
+    """For a backend with a dense leg: each distinct query text encoded once, under one lock
+    (an encoder is not safe to call from two worker threads at once).  Mixed in before
+    :class:`Backend`, whose ``prepare_queries`` it implements."""
+
+    encoder: Any
+    legs: tuple[str, ...]
+
+    def _init_query_vectors(self) -> None:
+        self._query_vectors: dict[str, Any] = {}
+        self._encode_lock = threading.Lock()
+
+    def encode_missing(self, texts: Iterable[str]) -> None:
+        missing = sorted(set(texts) - set(self._query_vectors))
+        if not missing:
+            return
+        if self.encoder is None:
+            raise ValueError("dense search needs query vectors or an encoder")
+        with self._encode_lock:
+            vectors = self.encoder.encode_queries(missing)
+        self._query_vectors.update(zip(missing, vectors))
+
+    def prepare_queries(self, queries: Sequence[SearchQuery]) -> None:
+        """Encode every query before latency is measured (only with a dense leg)."""
+        if "dense" in self.legs:
+            self.encode_missing(q.text for q in queries)
+
+    def query_vector(self, text: str) -> Any:
+        self.encode_missing([text])
+        return self._query_vectors[text]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
-import threading
 from typing import Sequence
 
 import numpy as np
@@ -28,6 +27,7 @@ from harness.retrieval.backends.base import (
     EmbeddingSurvey,
     IndexDoc,
     SearchQuery,
+    QueryEncoding,
     check_leg,
     ordered_for_index,
 )
@@ -58,7 +58,7 @@ def _progress(iterable, total: int, desc: str, enabled: bool):
                 dynamic_ncols=True)
 
 
-class EmbeddedBackend(Backend):
+class EmbeddedBackend(QueryEncoding, Backend):
     """bm25s + exact dense search in memory.  ``encoder`` is a
     :class:`harness.retrieval.embeddings.CachedEncoder` (needed only for the dense leg)."""
 
@@ -79,8 +79,7 @@ class EmbeddedBackend(Backend):
         self._vocab: dict[str, int] = {}
         self._vectors: np.ndarray | None = None
         self._labels: list[str | None] = []
-        self._query_vectors: dict[str, np.ndarray] = {}
-        self._encode_lock = threading.Lock()
+        self._init_query_vectors()
         #: a :class:`harness.retrieval.index_cache.BM25IndexCache` the bench may set
         self.bm25_cache = None
 
@@ -180,23 +179,8 @@ class EmbeddedBackend(Backend):
         pos, vals = top_k(scores, k, positions, positive_only=True)
         return self._as_list(pos, vals)
 
-    def prepare_queries(self, queries: Sequence[SearchQuery]) -> None:
-        if "dense" not in self.legs:
-            return
-        texts = sorted({q.text for q in queries} - set(self._query_vectors))
-        if texts:
-            with self._encode_lock:
-                vectors = self.encoder.encode_queries(texts)
-            self._query_vectors.update(zip(texts, vectors))
-
     def _query_matrix(self, queries: Sequence[SearchQuery]) -> np.ndarray:
-        missing = sorted({q.text for q in queries} - set(self._query_vectors))
-        if missing:
-            if self.encoder is None:
-                raise ValueError("dense search needs query vectors or an encoder")
-            with self._encode_lock:
-                vectors = self.encoder.encode_queries(missing)
-            self._query_vectors.update(zip(missing, vectors))
+        self.encode_missing(q.text for q in queries)
         return np.stack([self._query_vectors[q.text] for q in queries]).astype(np.float32)
 
     def _dense(self, queries: Sequence[SearchQuery], k: int) -> Candidates:

@@ -30,6 +30,7 @@ from harness.retrieval.backends.base import (
     EmbeddingSurvey,
     IndexDoc,
     SearchQuery,
+    QueryEncoding,
     check_leg,
     ordered_for_index,
 )
@@ -54,7 +55,7 @@ def has_plugin(plugins: dict, word: str) -> bool:
     return any(word in (name or "").lower() for name in plugins)
 
 
-class OpenSearchBackend(Backend):
+class OpenSearchBackend(QueryEncoding, Backend):
     """Legs on an OpenSearch node at ``url`` (module docstring)."""
 
     name = "opensearch"
@@ -112,8 +113,7 @@ class OpenSearchBackend(Backend):
         self._loaded: dict | None = None
         self._settle_polls = 0
         self._phase_seconds: dict[str, float] = {}
-        self._query_vectors: dict[str, np.ndarray] = {}
-        self._encode_lock = threading.Lock()
+        self._init_query_vectors()
         self._pipeline: str | None = None
         self._pipeline_lock = threading.Lock()
         self._fused_arm: str | None = None
@@ -241,22 +241,8 @@ class OpenSearchBackend(Backend):
 
     # ------------------------------------------------------------------ search
 
-    def prepare_queries(self, queries_: Sequence[SearchQuery]) -> None:
-        if "dense" not in self.legs:
-            return
-        texts = sorted({q.text for q in queries_} - set(self._query_vectors))
-        if texts:
-            with self._encode_lock:
-                vectors = self.encoder.encode_queries(texts)
-            self._query_vectors.update(zip(texts, vectors))
-
     def _vector(self, text: str) -> np.ndarray:
-        vector = self._query_vectors.get(text)
-        if vector is None:
-            with self._encode_lock:
-                vector = self.encoder.encode_queries([text])[0]
-            self._query_vectors[text] = vector
-        return vector
+        return self.query_vector(text)
 
     def _dense_query(self, q: SearchQuery, k: int) -> dict:
         vector = self._vector(q.text)
