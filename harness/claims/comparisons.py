@@ -14,8 +14,6 @@ import dataclasses
 from datetime import datetime
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
-import numpy as np
-
 from harness.claims import base as b
 from harness.claims.metrics import run_id as metrics_run_id
 from harness.core.measures import delta_range, measure_range
@@ -42,17 +40,17 @@ ROW_FIELDS = ("corpus", "tier", "query_class", "measure", "arm", "n", "control_m
 
 
 def holm(pvalues: Iterable[float]) -> list[float]:
-    """Holm-adjusted p-values, in the input order (R's ``p.adjust(p, "holm")``)."""
-    p = np.asarray(list(pvalues), dtype=np.float64)
-    if p.size and (np.any(p < 0) or np.any(p > 1) or not np.all(np.isfinite(p))):
-        raise ValueError(f"p-values must lie in [0, 1], got {p.tolist()}")
-    m = p.size
-    adjusted = np.empty(m)
+    """Holm-adjusted p-values, in the input order (R's ``p.adjust(p, "holm")``; Holm 1979)."""
+    p = [float(x) for x in pvalues]
+    if not all(0.0 <= x <= 1.0 for x in p):  # NaN fails both comparisons
+        raise ValueError(f"p-values must lie in [0, 1], got {p}")
+    m = len(p)
+    adjusted = [0.0] * m
     running = 0.0
-    for rank, i in enumerate(np.argsort(p, kind="stable")):
+    for rank, i in enumerate(sorted(range(m), key=p.__getitem__)):  # stable: ties keep order
         running = max(running, (m - rank) * p[i])
         adjusted[i] = min(1.0, running)
-    return adjusted.tolist()
+    return adjusted
 
 
 def holm_floors(floors: Sequence[float]) -> list[float]:

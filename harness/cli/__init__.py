@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from harness.core.commands import command_parser, run_command
 
@@ -32,9 +33,12 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _available() -> dict[str, object]:
+def _available(only: str | None = None) -> dict[str, object]:
+    """The command modules that import here (all, or just ``only``'s)."""
     found = {}
     for name, path in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         try:
             found[name] = importlib.import_module(path)
         except ModuleNotFoundError as exc:
@@ -62,5 +66,12 @@ def build_parser(modules) -> argparse.ArgumentParser:
                           "Retrieval evaluation whose numbers are checkable claims.", modules)
 
 
+def _named_command(argv: list[str]) -> str | None:
+    """The command ``argv`` names when it names one (the first word that is not an option)."""
+    words = [word for word in argv if not word.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None
+
+
 def main(argv=None) -> int:
-    return run_command(build_parser(_available()).parse_args(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run_command(build_parser(_available(_named_command(argv))).parse_args(argv))

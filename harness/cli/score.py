@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments
-from harness.core.formats import read_qrels, read_run
+from harness.core.formats import gc_paused, read_qrels, read_run
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.inputs import read_query_classes
@@ -36,6 +36,13 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    # a run's records hold no reference cycles: collecting among them costs a tenth of the
+    # command's time and frees nothing
+    with gc_paused():
+        return _score(args)
+
+
+def _score(args) -> int:
     started = time.perf_counter()
     from harness.core.tiers import declared_tier
 

@@ -28,7 +28,7 @@ import math
 import re
 from itertools import chain, repeat
 from operator import itemgetter
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 FLOAT_DECIMALS = 10
 
@@ -205,9 +205,10 @@ def _float_texts(values) -> list[str]:
 
 def _cached(values, encode) -> list[str]:
     """``encode`` of each value, computed once per distinct value when values repeat
-    (judged on a sample first: a set of every value costs more than it saves on a
-    column of distinct floats)."""
-    if len(set(values[:256])) * 4 > min(len(values), 256):
+    (judged on a sample spread over the column first: a set of every value costs more
+    than it saves on a column of distinct floats)."""
+    sample = values[::max(1, len(values) // 4096)]
+    if len(set(sample)) * 4 > len(sample):
         return encode(values)
     distinct = set(values)
     if len(distinct) * 4 > len(values):
@@ -222,6 +223,10 @@ def _ints(values) -> list[str]:
 
 
 def _strings(values) -> list[str]:
+    joined = "".join(values)
+    if values and joined.isprintable() and '"' not in joined and "\\" not in joined:
+        # nothing to escape (no control character, quote or backslash): quoted as they are
+        return ('"' + '"\n"'.join(values) + '"').split("\n")
     return list(map(_encode_str, values))
 
 
@@ -247,6 +252,58 @@ def _column(values) -> list[str]:
     return list(map(canonical_line, values))
 
 
+class Columns(Sequence[dict]):
+    """Rows that all hold the same keys, stored a column at a time.
+
+    A sequence of dicts to whoever reads it (each row is built when asked for), and the
+    form :func:`canonical_lines` writes without taking rows apart again: large claim files
+    (a results directory's rankings, its qrels) are built this way."""
+
+    __slots__ = ("names", "columns")
+
+    def __init__(self, columns: dict[str, list]):
+        lengths = set(map(len, columns.values()))
+        if len(lengths) > 1:
+            raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+        self.names = tuple(columns)
+        self.columns = tuple(columns.values())
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [dict(zip(self.names, row)) for row in zip(*(c[index] for c in self.columns))]
+        return {name: column[index] for name, column in zip(self.names, self.columns)}
+
+    def __iter__(self) -> Iterator[dict]:
+        names = self.names
+        return (dict(zip(names, row)) for row in zip(*self.columns))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Columns):
+            other = list(other)
+        return isinstance(other, (list, tuple)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Columns({len(self)} rows: {', '.join(self.names)})"
+
+
+def _interleaved(names, columns) -> str:
+    """JSONL text of rows given as columns under sorted string ``names``."""
+    if not names:
+        return "{}\n" * len(columns)
+    # one column per key, each prefixed by its key; interleaved row by row
+    interleaved = []
+    for i, (name, values) in enumerate(zip(names, columns)):
+        key = ("{" if i == 0 else ",") + _encode_str(name) + ":"
+        interleaved += [repeat(key), _column(values)]
+    interleaved.append(repeat("}\n"))
+    return "".join(chain.from_iterable(zip(*interleaved)))
+
+
 def _columnar(rows: list) -> str:
     """JSONL text of dicts that all hold the same string keys; :class:`_General` (or a
     KeyError) for anything else."""
@@ -257,17 +314,25 @@ def _columnar(rows: list) -> str:
         raise _General
     if not names:
         return "{}\n" * len(rows)
-    # one column per key, each prefixed by its key; interleaved row by row
-    interleaved = []
-    for i, name in enumerate(names):
-        key = ("{" if i == 0 else ",") + _encode_str(name) + ":"
-        interleaved += [repeat(key), _column(list(map(itemgetter(name), rows)))]
-    interleaved.append(repeat("}\n"))
-    return "".join(chain.from_iterable(zip(*interleaved)))
+    return _interleaved(names, [list(map(itemgetter(name), rows)) for name in names])
+
+
+def _from_columns(rows: Columns) -> str:
+    if set(map(type, rows.names)) - {str}:
+        raise _General
+    order = sorted(range(len(rows.names)), key=rows.names.__getitem__)
+    return _interleaved([rows.names[i] for i in order], [rows.columns[i] for i in order])
 
 
 def canonical_lines(rows: Iterable[Any]) -> str:
     """Canonical JSONL: ``canonical_line(row) + "\\n"`` for every row, joined."""
+    if isinstance(rows, Columns):
+        if not len(rows):
+            return ""
+        try:
+            return _from_columns(rows)
+        except Exception:  # noqa: BLE001 - row by row below raises the first bad row's error
+            return "".join([canonical_line(row) + "\n" for row in rows])
     rows = rows if isinstance(rows, list) else list(rows)
     if not rows:
         return ""

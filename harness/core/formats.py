@@ -17,7 +17,7 @@ How they are fast: a file is read whole (a JSONL file in blocks of lines) and ch
 column at a time; only when a check fails is it read again line by line
 (``_located_*``), which finds the first bad line and names it.  A result therefore comes
 only from input that the line-by-line reader accepts too.  The garbage collector is
-paused while a file's records are built (:func:`_records`): they hold no reference cycles,
+paused while a file's records are built (:func:`gc_paused`): they hold no reference cycles,
 and a collection every few hundred new containers costs more than the parsing itself.
 """
 
@@ -108,8 +108,13 @@ def _lines(path) -> Iterator[tuple[int, str]]:
 
 
 @contextmanager
-def _records():
-    """Build many acyclic containers without the cyclic garbage collector running."""
+def gc_paused():
+    """Build many acyclic containers without the cyclic garbage collector running.
+
+    On the way out every tracked object is moved to the oldest generation (``gc.freeze``
+    then ``gc.unfreeze``, both constant-time) unless something else froze objects: else
+    the first allocation after re-enabling would scan every container built meanwhile, at
+    a cost close to that of building them, to free nothing."""
     if not gc.isenabled():
         yield
         return
@@ -117,6 +122,9 @@ def _records():
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 
@@ -341,7 +349,7 @@ def _fast_trec_qrels(text: str) -> dict | None:
 
 def read_trec_qrels(path) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
-    with _records():
+    with gc_paused():
         text = _whole_text(path)
         judgements = None if text is None else _fast_trec_qrels(text)
         if judgements is None:
@@ -383,7 +391,7 @@ def _fast_beir_qrels(text: str) -> dict | None:
 
 def read_beir_qrels(path) -> QrelsFile:
     """BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
-    with _records():
+    with gc_paused():
         text = _whole_text(path)
         judgements = None if text is None else _fast_beir_qrels(text)
         if judgements is None:
@@ -485,7 +493,7 @@ def _together(lines: list[str]) -> list | None:
 def _jsonl_block(path, numbers: list[int], lines: list[str]):
     """``(values, error)``: the values of the lines, up to the first that does not read
     (whose located error comes second, else None)."""
-    with _records():
+    with gc_paused():
         objects = _together(lines)
         if objects is None:
             objects = _decoded(lines)
@@ -530,6 +538,8 @@ def _split_block(path, raw: list[bytes], first: int):
         lines.pop()
     if "\r" in text:
         lines = list(map(str.rstrip, lines, repeat("\r\n")))
+    elif text.startswith("{") and text.count("\n{") == len(lines) - 1:
+        return list(range(first, first + len(lines))), lines, None  # each line opens an object
     elif (text and text.isascii() and not text[0].isspace()
           and not any(map(text.__contains__, _LINE_SPACE))):
         return list(range(first, first + len(lines))), lines, None  # no line is blank
@@ -683,7 +693,7 @@ def _fast_jsonl(path, fields: tuple[str, str, str]):
 
 def read_jsonl_qrels(path) -> QrelsFile:
     """JSONL qrels: ``{"query_id": .., "doc_id": .., "relevance": int}`` per line."""
-    with _records():
+    with gc_paused():
         judgements = None
         columns = _fast_jsonl(path, ("query_id", "doc_id", "relevance"))
         if columns is not None and set(map(type, columns[2])) == {int}:
@@ -733,12 +743,14 @@ def _add_scored(run, seen, path, line, query_id, doc_id, score):
     run.setdefault(query_id, []).append(ScoredDoc(query_id, doc_id, score))
 
 
-def _scored_lists(query_ids, doc_ids, scores, ranks=None) -> dict | None:
+def _scored_lists(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict | None:
     """``{query: [ScoredDoc]}`` in file order of first appearance, each list in ``ranks``
-    order (stable) when given, else file order; None when a pair repeats."""
+    order (stable) when given, else file order; None when a pair repeats.  ``starts`` is
+    :func:`_group_starts` of ``query_ids`` when the caller has it."""
     n = len(query_ids)
     docs = list(map(tuple.__new__, repeat(ScoredDoc), zip(query_ids, doc_ids, scores)))
-    starts = _group_starts(query_ids)
+    if starts is False:
+        starts = _group_starts(query_ids)
     if starts is not None and (ranks is None or set(
             compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
         bounds = list(zip(starts, [*starts[1:], n]))
@@ -756,16 +768,45 @@ def _scored_lists(query_ids, doc_ids, scores, ranks=None) -> dict | None:
     return {q: list(map(docs.__getitem__, kept)) for q, kept in positions.items()}
 
 
+#: "0", "1", "2", ...: the rank texts of a list numbered in file order (grown on demand)
+_COUNTING = [str(i) for i in range(1024)]
+
+
+def _counting(rank_texts: list[str], starts: list[int] | None) -> bool:
+    """Whether every query's lines are contiguous and numbered ``1, 2, 3, ...`` (or from
+    0) in file order, as rank texts a line-by-line read would accept: the rank column
+    then orders nothing, and is not converted."""
+    if starts is None:
+        return False
+    n = len(rank_texts)
+    bounds = list(zip(starts, [*starts[1:], n]))
+    longest = max(b - a for a, b in bounds) + 1
+    if longest > len(_COUNTING):
+        _COUNTING.extend(map(str, range(len(_COUNTING), longest)))
+    counting = _COUNTING
+    for a, b in bounds:
+        first = 0 if rank_texts[a] == "0" else 1
+        if rank_texts[a:b] != counting[first:first + b - a]:
+            return False
+    return True
+
+
 def _fast_trec_run(text: str) -> dict | None:
     columns = _columns(text, 6)
     if columns is None:
         return None
     query_ids, _, doc_ids, rank_texts, score_texts, _ = columns
-    ranks = _ranks(rank_texts)
-    scores = None if ranks is None else _scores(score_texts, texts=True)
+    starts = _group_starts(query_ids)
+    if _counting(rank_texts, starts):
+        ranks = None  # file order is rank order
+    else:
+        ranks = _ranks(rank_texts)
+        if ranks is None:
+            return None
+    scores = _scores(score_texts, texts=True)
     if scores is None:
         return None
-    return _scored_lists(query_ids, doc_ids, scores, ranks)
+    return _scored_lists(query_ids, doc_ids, scores, ranks, starts)
 
 
 def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
@@ -775,7 +816,7 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
     order ``preserve_order`` scores.  trec_eval itself ignores the rank column, and so does
     the default scoring, which orders by score.
     """
-    with _records():
+    with gc_paused():
         text = _whole_text(path)
         run = None if text is None else _fast_trec_run(text)
         return _located_trec_run(path) if run is None else run
@@ -808,7 +849,7 @@ def _located_trec_run(path) -> dict[str, list[ScoredDoc]]:
 
 def read_jsonl_run(path) -> dict[str, list[ScoredDoc]]:
     """JSONL run: ``{"query_id": .., "doc_id": .., "score": float}`` per line."""
-    with _records():
+    with gc_paused():
         run = None
         columns = _fast_jsonl(path, ("query_id", "doc_id", "score"))
         if columns is not None:

@@ -8,13 +8,16 @@ Computing is separate from presenting (ranx's lesson): :func:`build_rows` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Mapping, Sequence
 
 from harness.claims.metrics import ALL, comparability_notes, pooled_name
+from harness.core.canonical import Columns
 from harness.core.markdown import md_escape
 from harness.core.measures import COMPARE_MEASURES
 from harness.core.tiers import most_restrictive_tier
-from harness.evaluation.scoring import ScoreResult
+from harness.evaluation.scoring import Rankings, ScoreResult
 
 @dataclass(frozen=True)
 class QueryMeta:
@@ -99,14 +102,24 @@ def per_query_rows(result: ScoreResult, meta: Mapping[str, QueryMeta],
     return rows
 
 
-def ranking_rows(result: ScoreResult, meta: Mapping[str, QueryMeta]) -> list[dict]:
-    """The kept top-k of each scored list: what statistics and certificates read back."""
-    rows = []
-    for q in sorted(result.rankings, key=lambda q: (meta[q].corpus, q)):
-        for rank, (doc_id, score) in enumerate(result.rankings[q], start=1):
-            rows.append({"corpus": meta[q].corpus, "query_id": q, "rank": rank,
-                         "doc_id": doc_id, "score": float(score)})
-    return rows
+def ranking_rows(result: ScoreResult, meta: Mapping[str, QueryMeta]) -> Columns:
+    """The kept top-k of each scored list (``corpus, query_id, rank, doc_id, score``, by
+    corpus and query, then rank): what statistics and certificates read back."""
+    rankings = result.rankings
+    order = sorted(rankings, key=lambda q: (meta[q].corpus, q))
+    if isinstance(rankings, Rankings):
+        columns = list(map(rankings.doc_scores, order))
+    else:
+        columns = [(list(map(itemgetter(0), r)), list(map(itemgetter(1), r)))
+                   for r in map(rankings.__getitem__, order)]
+    sizes = [len(ids) for ids, _ in columns]
+    return Columns({
+        "corpus": list(chain.from_iterable(map(repeat, (meta[q].corpus for q in order), sizes))),
+        "query_id": list(chain.from_iterable(map(repeat, order, sizes))),
+        "rank": list(chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes]))),
+        "doc_id": list(chain.from_iterable(map(itemgetter(0), columns))),
+        "score": list(map(float, chain.from_iterable(map(itemgetter(1), columns)))),
+    })
 
 
 # --------------------------------------------------------------------------- Markdown

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from harness.claims.metrics import METRICS_JSON, QRELS, MetricsClaim
-from harness.core.canonical import canonical_lines
+from harness.core.canonical import Columns, canonical_lines
 from harness.core.markdown import md_escape
 from harness.core.measures import resolve
 from harness.core.tiers import UNKNOWN_LICENCE, declared_tier
@@ -38,18 +39,25 @@ def relevance_policy(binary: bool) -> dict:
 
 
 def qrels_rows(judgements: Mapping[str, Mapping[str, int]], meta: Mapping[str, QueryMeta],
-               tiers: Mapping[str, str]) -> list[dict]:
+               tiers: Mapping[str, str]) -> Columns:
     """The judgements a run was scored with, one row per (query, document), sorted; labels
     as given (negative ones included).  A query without any judgement has no row."""
-    return [{"corpus": meta[q].corpus, "tier": tiers[meta[q].corpus], "query_id": q,
-             "doc_id": d, "relevance": int(judgements[q][d])}
-            for q in sorted(judgements, key=lambda q: (meta[q].corpus, q))
-            for d in sorted(judgements[q])]
+    order = sorted(judgements, key=lambda q: (meta[q].corpus, q))
+    docs = [sorted(judgements[q]) for q in order]
+    sizes = list(map(len, docs))
+    corpora = [meta[q].corpus for q in order]
+    return Columns({
+        "corpus": list(chain.from_iterable(map(repeat, corpora, sizes))),
+        "tier": list(chain.from_iterable(map(repeat, map(tiers.__getitem__, corpora), sizes))),
+        "query_id": list(chain.from_iterable(map(repeat, order, sizes))),
+        "doc_id": list(chain.from_iterable(docs)),
+        "relevance": [int(judgements[q][d]) for q, ids in zip(order, docs) for d in ids],
+    })
 
 
 def qrels_text(judgements, meta, tiers) -> str:
     """``qrels.jsonl``: :func:`qrels_rows` as canonical JSONL (a JSONL qrels file itself)."""
-    return canonical_lines(list(qrels_rows(judgements, meta, tiers)))
+    return canonical_lines(qrels_rows(judgements, meta, tiers))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +71,7 @@ class ScoredRun:
     claim: MetricsClaim
     measures: tuple[str, ...]
     per_query: list[dict]
-    rankings: list[dict]
+    rankings: Sequence[Mapping]  # a Columns table when scored here
     extra_files: Mapping[str, str] = dataclasses.field(default_factory=dict)
     metrics_md: str | None = None
     result: ScoreResult | None = dataclasses.field(default=None, repr=False, compare=False)

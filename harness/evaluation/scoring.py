@@ -211,7 +211,7 @@ def _ascending_if_untied(values, n: int, np):
     try:
         if n < 32:
             ascending = sorted(map(float, values))
-            if not (math.isfinite(ascending[0]) and math.isfinite(ascending[-1])):
+            if not all(map(math.isfinite, ascending)):  # (a NaN need not sort to an end)
                 return None
             return None if any(map(eq, ascending, islice(ascending, 1, None))) else ascending
         ascending = np.fromiter(values, float, n)
@@ -226,13 +226,35 @@ def _ascending_if_untied(values, n: int, np):
 _BATCH_VALUES = 1 << 20  # values per numpy batch (8 MiB)
 
 
-def _untied_lists(lists: dict[str, dict], np) -> dict[str, Sequence[float]]:
-    """:func:`_ascending_if_untied` for many dicts: lists of one length are checked as the
-    rows of one array, so numpy's per-call cost is paid per batch, not per list."""
+def _untied_floats(values: list) -> list[float] | None:
+    """``values`` (exact floats) when all are finite and pairwise distinct; else None.
+    (A finite sum means no value is infinite or NaN; one that overflows only sends the
+    list down the checked path.  -0.0 and 0.0 are one set member: a tie, as in numpy.)"""
+    if not math.isfinite(sum(values)) or len(set(values)) != len(values):
+        return None
+    return values
+
+
+def _untied_lists(lists: dict[str, dict]) -> dict[str, Sequence[float]]:
+    """The scores of each dict whose scores hold no tie (:func:`_ascending_if_untied`; in
+    no particular order for exact floats, ascending otherwise).  Lists of exact floats (what the run
+    readers return) are checked in plain Python; others (numpy scalars, integers ...) as the
+    rows of numpy arrays of one length, so numpy's per-call cost is paid per batch, and
+    numpy is imported only for them."""
+    out: dict[str, Sequence[float]] = {}
     by_length: dict[int, list[str]] = {}
     for query_id, docs in lists.items():
-        by_length.setdefault(len(docs), []).append(query_id)
-    out: dict[str, Sequence[float]] = {}
+        values = list(docs.values())
+        if set(map(type, values)) == {float}:
+            ascending = _untied_floats(values)
+            if ascending is not None:
+                out[query_id] = ascending
+        else:
+            by_length.setdefault(len(docs), []).append(query_id)
+    if not by_length:
+        return out
+    import numpy as np
+
     for n, ids in by_length.items():
         rows = max(1, _BATCH_VALUES // n)
         if n < 32 or len(ids) < 8:
@@ -310,6 +332,43 @@ def rank_scores(ranking: Sequence[tuple[str, float]], cutoff: int | None = None)
 # --------------------------------------------------------------------------- results
 
 
+class Rankings(Mapping[str, list]):
+    """query_id -> the kept top of its scored list, as ``(doc_id, score)`` pairs.
+
+    A run reader's list that trec_eval scored as it was is kept as its ScoredDocs, and
+    made into pairs only when a query's ranking is asked for: :func:`doc_scores` (what
+    rankings.jsonl is written from) reads the ScoredDocs themselves, so a 160,000-line run
+    does not build 160,000 pairs only to take them apart again."""
+
+    __slots__ = ("_lists", "_scored_docs")
+
+    def __init__(self, lists: dict[str, list], scored_docs: set[str] = frozenset()):
+        self._lists = lists
+        self._scored_docs = set(scored_docs)  # queries whose list still holds ScoredDocs
+
+    def __getitem__(self, query_id: str) -> list[tuple[str, float]]:
+        if query_id in self._scored_docs:
+            self._lists[query_id] = list(map(_DOC_SCORE, self._lists[query_id]))
+            self._scored_docs.discard(query_id)
+        return self._lists[query_id]
+
+    def __iter__(self):
+        return iter(self._lists)
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def __repr__(self) -> str:
+        return f"Rankings({len(self)} queries)"
+
+    def doc_scores(self, query_id: str) -> tuple[list[str], list]:
+        """``(doc ids, scores)`` of one query's kept ranking."""
+        docs = self._lists[query_id]
+        if query_id in self._scored_docs:
+            return list(map(_DOC_ID, docs)), list(map(_SCORE_OF, docs))
+        return list(map(itemgetter(0), docs)), list(map(itemgetter(1), docs))
+
+
 @dataclass(frozen=True)
 class ScoreResult:
     """Per-query values and the counts that make a mean honest."""
@@ -327,7 +386,7 @@ class ScoreResult:
     binary: bool
     preserve_order: bool
     #: query_id -> normalised ranking [(doc_id, original score)] that was scored
-    rankings: dict[str, list[tuple[str, float]]] = field(default_factory=dict, repr=False)
+    rankings: Mapping[str, list[tuple[str, float]]] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:
@@ -398,6 +457,31 @@ def prepare_qrels(qrels: Mapping[str, Mapping[str, int]], binary: bool = False):
     return judgeable, sorted(dropped), negative
 
 
+def _combined_specs(specs: Iterable[str]) -> set[str]:
+    """trec_eval measure specs with one entry per measure: ``ndcg_cut.5`` and
+    ``ndcg_cut.10`` become ``ndcg_cut.10,5`` (what pytrec_eval's own wrapper passes on;
+    the engine keeps one parameter list per measure)."""
+    params: dict[str, set[str]] = {}
+    for spec in specs:
+        name, _, values = spec.partition(".")
+        params.setdefault(name, set()).update(filter(None, values.split(",")))
+    return {f"{name}.{','.join(sorted(values))}" if values else name
+            for name, values in params.items()}
+
+
+def relevance_evaluator(qrels: Mapping[str, Mapping[str, int]], specs: Iterable[str]):
+    """The engine's evaluator over ``qrels`` for trec_eval measure ``specs``.
+
+    The compiled engine is called directly: pytrec_eval's Python wrapper only combines
+    measure specs (:func:`_combined_specs`) and drops queries without judgements, and it
+    imports numpy, which costs a short ``harness score`` a tenth of its time."""
+    try:
+        from pytrec_eval_ext import RelevanceEvaluator
+    except ImportError:  # a packaging without the bare extension: the wrapper does the same
+        from pytrec_eval import RelevanceEvaluator
+    return RelevanceEvaluator({q: d for q, d in qrels.items() if d}, _combined_specs(specs))
+
+
 def score(
     qrels: Mapping[str, Mapping[str, int]],
     run: Mapping[str, Sequence],
@@ -413,16 +497,13 @@ def score(
     ``keep_rankings`` keeps the top-k of each normalised list in the result.  Measures
     with a run cut-off (MRR@10) get a second trec_eval pass over the cut lists.
     """
-    import numpy as np
-    import pytrec_eval
-
     resolved = resolve(measures)
     judgeable, dropped, negative = prepare_qrels(qrels, binary=binary)
 
     cache: dict[str, tuple] = {}
     full: dict[str, dict[str, float]] = {}  # what trec_eval sees for the whole list
     ordered: dict[str, list[tuple[str, float]]] = {}  # normalised lists
-    # Lists passed to trec_eval unchanged (query -> their scores, ascending): a dict whose
+    # Lists passed to trec_eval unchanged (query -> their scores): a dict whose
     # scores hold no tie is already in rank_key order, so rank-derived scores would change
     # nothing.  Its ids and value types are checked when trec_eval reads them (_diagnose).
     # A reader's list of ScoredDocs goes the same way, as a dict (_as_dict).
@@ -431,7 +512,7 @@ def score(
     unanswered: list[str] = []
     if not preserve_order:
         as_dicts = {q: d for q in judgeable if (d := _as_dict(run.get(q), q)) is not None}
-        untied = _untied_lists(as_dicts, np)
+        untied = _untied_lists(as_dicts)
     for query_id in judgeable:
         docs = run.get(query_id)
         if not docs:
@@ -447,14 +528,18 @@ def score(
         full[query_id] = rank_scores(ranking)
         ordered[query_id] = ranking
 
-    def ranking_of(query_id: str) -> list[tuple[str, float]]:
+    scored_docs: set[str] = set()  # rankings kept as a reader's ScoredDocs (Rankings)
+
+    def ranking_of(query_id: str, k: int) -> list:
+        """The top ``k`` of the list as scored (pairs, or a reader's ScoredDocs)."""
         ranking = ordered.get(query_id)
         if ranking is not None:
-            return ranking
+            return ranking[:k]
         docs = run[query_id]
         if type(docs) is list and _descending(docs):
-            return list(map(_DOC_SCORE, docs))  # a reader's list already in rank order
-        return sorted(full[query_id].items(), key=_SCORE, reverse=True)
+            scored_docs.add(query_id)  # a reader's list already in rank order
+            return docs[:k]
+        return sorted(full[query_id].items(), key=_SCORE, reverse=True)[:k]
 
     def cut(query_id: str, k: int) -> dict[str, float]:
         if query_id in ordered:
@@ -462,14 +547,14 @@ def score(
         docs = full[query_id]
         if len(docs) <= k:
             return docs
-        threshold = float(untied[query_id][-k])  # the k-th highest score, as a double
+        threshold = float(sorted(untied[query_id])[-k])  # the k-th highest score, a double
         return {d: s for d, s in docs.items() if float(s) >= threshold}
 
     def evaluate(trec_run, specs):
         trec_qrels = judgeable if len(trec_run) == len(judgeable) else {
             q: judgeable[q] for q in trec_run
         }
-        values = pytrec_eval.RelevanceEvaluator(trec_qrels, specs).evaluate(trec_run)
+        values = relevance_evaluator(trec_qrels, specs).evaluate(trec_run)
         if len(values) != len(trec_run):
             lost = sorted(set(trec_run) - set(values))
             raise RuntimeError(f"{ENGINE_NAME} returned no values for queries {lost[:5]}")
@@ -515,7 +600,7 @@ def score(
 
     rankings = {}
     if keep_rankings:
-        rankings = {q: ranking_of(q)[:keep_rankings] for q in sorted(full)}
+        rankings = Rankings({q: ranking_of(q, keep_rankings) for q in sorted(full)}, scored_docs)
     return ScoreResult(
         measures=tuple(m.name for m in resolved),
         per_query=per_query,

@@ -113,3 +113,32 @@ def test_demo_scores_the_bundled_example(tmp_path, capsys):
     assert "| toy | A | summarize | 1 | 1.0000 |" in text  # the chunk outranks the tied digest
     doc = json.loads((tmp_path / "toy" / "metrics.json").read_text())
     assert doc["judgements"]["negative_labels"] == 1
+
+
+def test_score_loads_only_its_own_command_and_no_numpy(tmp_path):
+    """``python -m harness score`` imports its own command module (and what it uses), not
+    every command's, and not numpy: a short run's time is mostly start-up otherwise."""
+    import subprocess
+    import sys
+
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d1 1 0.7 t\n")
+    probe = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        "code = main(['score', '--qrels', 'qrels.txt', '--run', 'run.txt', '--out', 'out',"
+        " '--no-warehouse'])\n"
+        "print(code, sorted(m for m in sys.modules if m.startswith('harness.cli.')),"
+        " 'numpy' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, check=True)
+    code, rest = done.stderr.strip().split(" ", 1)
+    assert code == "0" and (tmp_path / "out" / "metrics.json").is_file()
+    assert rest == "['harness.cli.ingest', 'harness.cli.score'] False", done.stderr
+
+
+def test_help_still_lists_every_command():
+    from harness.cli import COMMANDS, _available, build_parser
+
+    text = build_parser(_available()).format_help()
+    assert all(name in text for name in COMMANDS)

@@ -224,3 +224,36 @@ def test_writers_refuse_what_trec_files_cannot_hold(tmp_path):
     with pytest.raises(FormatError, match="field 'score'"):
         write_trec_run(tmp_path / "r.txt", {"q1": [ScoredDoc("q1", "d", float("nan"))]})
     assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_pausing_the_collector_keeps_it_working_and_others_frozen_objects_frozen():
+    """``gc_paused``: the collector is back on afterwards, cyclic garbage made meanwhile is
+    still collected, and objects someone else froze stay frozen."""
+    import gc
+    import weakref
+
+    from harness.core.formats import gc_paused
+
+    class Node:
+        pass
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        node = Node()
+        node.self = node  # a cycle only the collector frees
+        gone = weakref.ref(node)
+        del node
+    assert gc.isenabled() and gone() is not None
+    gc.collect()
+    assert gone() is None
+    kept = [Node() for _ in range(3)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            pass
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    del kept

@@ -502,3 +502,42 @@ def test_lines_that_only_read_together_are_refused(lines):
         lambda p: list(ref.read_jsonl(p)), path)
     assert new[0] == old[0] and str(new[1]) == str(old[1])
     assert (new[1] is None) == (old[1] is None)
+
+
+@pytest.mark.parametrize("ranks", [
+    ["1", "2", "3"], ["0", "1", "2"], ["1", "2", "2"], ["1", "3", "4"], ["01", "2", "3"],
+    ["3", "2", "1"], ["+1", "2", "3"], ["1", "2", "3" + "0" * 17], ["0", "0", "1"], ["2", "3", "4"]])
+def test_runs_numbered_in_file_order_agree(ranks):
+    """A run whose ranks count 1, 2, 3 (or 0, 1, 2) in file order skips converting its rank
+    column; any other numbering takes the converting path, and both agree with the
+    previous reader (list order, scores, errors)."""
+    lines = [f"q{q} Q0 d{i} {rank} {1 - i / 10} t" for q in (1, 2) for i, rank in enumerate(ranks)]
+    agree(formats.read_trec_run, ref.read_trec_run, ("\n".join(lines) + "\n").encode(), None,
+          ".txt")
+    assert formats._counting([r for _ in (1, 2) for r in ranks], [0, 3]) == (
+        ranks in (["1", "2", "3"], ["0", "1", "2"]))
+
+
+def test_counting_runs_skip_the_rank_conversion(monkeypatch):
+    def converted(_):
+        raise AssertionError("the rank column of a counting run was converted")
+
+    monkeypatch.setattr(formats, "_ranks", converted)
+    path = _DIR / "counting-run.txt"
+    path.write_text("".join(f"q{q} Q0 d{i} {i + 1} {0.5 - i / 100} t\n"
+                            for q in range(3) for i in range(1200)))  # past the first 1024 texts
+    run = formats.read_trec_run(path)
+    assert [d.doc_id for d in run["q2"][:3]] == ["d0", "d1", "d2"] and len(run["q2"]) == 1200
+
+
+@pytest.mark.parametrize("body", [
+    '{"query_id":"q1","doc_id":"d1","score":1}\n{"query_id":"q1","doc_id":"d2","score":0.5}\n',
+    '{"query_id":"q1","doc_id":"d1","score":1}\n\n{"query_id":"q1","doc_id":"d2","score":0.5}\n',
+    '{"query_id":"q1","doc_id":"d1","score":1}\n   \n{"query_id":"q1","doc_id":"d2","score":0.5}',
+    '{"query_id":"q1","doc_id":"d1","score":1}\n {"query_id":"q1","doc_id":"d2","score":0.5}\n',
+    '{"query_id":"q1","doc_id":"d1","score":1}\n\t\n',
+    '{"query_id":"q1",\n"doc_id":"d1","score":1}\n'])
+def test_jsonl_lines_that_all_open_an_object_agree(body):
+    """Blocks whose every line starts with "{" are split without looking for blank lines;
+    a blank or indented line anywhere takes the general split, and both agree."""
+    agree(formats.read_jsonl_run, ref.read_jsonl_run, body.encode(), None, ".jsonl")

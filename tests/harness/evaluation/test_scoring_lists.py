@@ -103,3 +103,79 @@ def test_numpy_scores_in_reader_lists():
     docs = [ScoredDoc("q1", "a", np.float32(0.25)), ScoredDoc("q1", "b", np.float32(0.75))]
     result = score({"q1": {"a": 1}}, {"q1": docs}, ["MRR"])
     assert result.per_query == {"q1": {"MRR": 0.5}}
+
+
+# --------------------------------------------------------------------------- the engine call
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_engine_called_directly_gives_what_its_wrapper_gives(seed):
+    """``relevance_evaluator`` (the compiled engine, specs combined here) against
+    pytrec_eval's own Python wrapper, on every trec_eval measure the harness names."""
+    import pytrec_eval
+
+    from harness.core.measures import resolve
+
+    qrels, run = _case(seed)
+    runs = {q: {d.doc_id: float(d.score) for d in docs} for q, docs in run.items()}
+    specs = {m.trec_measure for m in resolve(None)} | {"ndcg_cut.3", "P.1", "recall.100"}
+    direct = scoring.relevance_evaluator(qrels, specs).evaluate(runs) if runs else {}
+    wrapped = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(runs)
+    assert direct == wrapped and (not runs or direct)
+
+
+def test_measure_specs_are_combined_per_measure():
+    assert scoring._combined_specs(["ndcg_cut.5", "ndcg_cut.10", "map", "P.5", "P.10", "P.5"]) == {
+        "ndcg_cut.10,5", "map", "P.10,5"}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_untied_float_lists_are_found_as_numpy_finds_them(seed):
+    """The plain-Python check of exact float lists against numpy's (the path other value
+    types take): the same lists count as untied."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    pool = [0.0, -0.0, 0.5, 1.0, float("inf"), float("-inf"), float("nan"), 1e308, -1e308,
+            2.0 ** 53, 2.0 ** 53 + 2, 5e-324]
+    lists = {}
+    for i in range(40):
+        n = rng.choice([1, 2, 5, 40])
+        values = [rng.random() for _ in range(n)]
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            values[rng.randrange(n)] = rng.choice(pool + values)
+        lists[f"q{i}"] = {f"d{k}": v for k, v in enumerate(values)}
+    found = scoring._untied_lists(lists)
+    expected = {q for q, docs in lists.items()
+                if scoring._ascending_if_untied(docs.values(), len(docs), np) is not None}
+    assert set(found) == expected
+    for q in expected:
+        assert sorted(found[q]) == sorted(lists[q].values())
+
+
+def test_kept_rankings_of_reader_lists_are_their_pairs():
+    """A reader's list kept as ScoredDocs reads as (doc_id, score) pairs, and writes the
+    rankings rows the pairs write."""
+    from harness.evaluation.rows import QueryMeta, ranking_rows
+
+    run = {"q2": [ScoredDoc("q2", "b", 0.9), ScoredDoc("q2", "a", 0.5)],
+           "q1": [ScoredDoc("q1", "a", 0.5), ScoredDoc("q1", "b", 0.5)]}  # q1 is tied
+    result = score({"q1": {"b": 1}, "q2": {"a": 1}}, run, ["MRR"], keep_rankings=1)
+    meta = {q: QueryMeta("c", None) for q in run}
+    assert isinstance(result.rankings, scoring.Rankings)
+    rows = list(ranking_rows(result, meta))
+    assert rows == [{"corpus": "c", "query_id": "q1", "rank": 1, "doc_id": "a", "score": 0.5},
+                    {"corpus": "c", "query_id": "q2", "rank": 1, "doc_id": "b", "score": 0.9}]
+    assert dict(result.rankings) == {"q1": [("a", 0.5)], "q2": [("b", 0.9)]}
+    plain = scoring.ScoreResult(**{**result.__dict__, "rankings": dict(result.rankings)})
+    assert list(ranking_rows(plain, meta)) == rows
+
+
+@pytest.mark.parametrize("scores", [
+    {"a": 0.49, "b": float("nan"), "c": float("nan"), "d": 0.29, "e": 0.74},  # exact floats
+    {"a": 1, "b": float("nan"), "c": 0.29, "d": 3},  # mixed int and float: the numpy route
+])
+def test_nan_inside_a_short_dict_is_refused(scores):
+    """A NaN that does not sort to an end of a short list was handed to trec_eval as it
+    was (and scored); it is refused, naming the document."""
+    with pytest.raises(ValueError, match="'b' must be a finite number"):
+        score({"q": {"a": 1}}, {"q": scores}, ["MRR"])
