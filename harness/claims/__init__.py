@@ -25,42 +25,74 @@ migration      migration.json           harness migrate
 
 from __future__ import annotations
 
+import importlib
 import os
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from harness.claims.agreement import AgreementClaim
-from harness.claims.answers import AnswersClaim
 from harness.claims.base import Claim, ClaimError, check_columns, fail
-from harness.claims.calibration import CalibrationClaim
-from harness.claims.certificate import CertificateClaim
-from harness.claims.comparisons import ComparisonsClaim
-from harness.claims.gate import GateClaim
-from harness.claims.intervals import IntervalsClaim
-from harness.claims.metrics import MetricsClaim
-from harness.claims.migration import MigrationClaim
-from harness.claims.power import PowerClaim
-from harness.claims.ppi import PpiClaim
 from harness.core.formats import FormatError, read_json_object
 from harness.core.outputs import Inputs, is_document, write_file
 
-#: every kind, in the order of the table above
-ALL_KINDS: tuple[type[Claim], ...] = (
-    MetricsClaim, IntervalsClaim, ComparisonsClaim, AgreementClaim, GateClaim, PowerClaim,
-    CertificateClaim, PpiClaim, CalibrationClaim, AnswersClaim, MigrationClaim)
+if TYPE_CHECKING:
+    from harness.claims.agreement import AgreementClaim
+    from harness.claims.answers import AnswersClaim
+    from harness.claims.calibration import CalibrationClaim
+    from harness.claims.certificate import CertificateClaim
+    from harness.claims.comparisons import ComparisonsClaim
+    from harness.claims.gate import GateClaim
+    from harness.claims.intervals import IntervalsClaim
+    from harness.claims.metrics import MetricsClaim
+    from harness.claims.migration import MigrationClaim
+    from harness.claims.power import PowerClaim
+    from harness.claims.ppi import PpiClaim
 
-KINDS: dict[str, type[Claim]] = {kind.KIND: kind for kind in ALL_KINDS}
-#: kinds the warehouse takes as standalone documents (a ``kind`` field, tables to fill)
-DOCUMENT_KINDS: dict[str, type[Claim]] = {
-    kind.KIND: kind for kind in ALL_KINDS
-    if kind.TABLES and kind not in (MetricsClaim, CalibrationClaim)}
-#: file name -> the kind that file holds inside a results directory (besides metrics.json)
-RESULTS_FILES: dict[str, type[Claim]] = {
-    kind.RESULTS_FILE: kind for kind in ALL_KINDS
-    if kind.RESULTS_FILE is not None and kind is not MetricsClaim}
+#: every kind's class, by module, in the order of the table above.  A kind's module is
+#: imported when the kind is first asked for (``harness score`` needs one of eleven).
+_CLASSES = {
+    "MetricsClaim": "metrics", "IntervalsClaim": "intervals", "ComparisonsClaim": "comparisons",
+    "AgreementClaim": "agreement", "GateClaim": "gate", "PowerClaim": "power",
+    "CertificateClaim": "certificate", "PpiClaim": "ppi", "CalibrationClaim": "calibration",
+    "AnswersClaim": "answers", "MigrationClaim": "migration"}
 
-for _kind in ALL_KINDS:
-    check_columns(_kind)
+
+@lru_cache(maxsize=None)
+def _registry() -> dict[str, Any]:
+    """``ALL_KINDS``, ``KINDS``, ``DOCUMENT_KINDS`` and ``RESULTS_FILES``, every kind's
+    warehouse columns checked once."""
+    all_kinds: tuple[type[Claim], ...] = tuple(
+        getattr(importlib.import_module(f"harness.claims.{module}"), name)
+        for name, module in _CLASSES.items())
+    metrics, calibration = all_kinds[0], all_kinds[8]
+    for kind in all_kinds:
+        check_columns(kind)
+    return {
+        "ALL_KINDS": all_kinds,
+        "KINDS": {kind.KIND: kind for kind in all_kinds},
+        # kinds the warehouse takes as standalone documents (a ``kind`` field, tables to fill)
+        "DOCUMENT_KINDS": {kind.KIND: kind for kind in all_kinds
+                           if kind.TABLES and kind not in (metrics, calibration)},
+        # file name -> the kind that file holds inside a results directory (besides metrics.json)
+        "RESULTS_FILES": {kind.RESULTS_FILE: kind for kind in all_kinds
+                          if kind.RESULTS_FILE is not None and kind is not metrics},
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes and tables, imported when first used (PEP 562)."""
+    if name in _CLASSES:
+        return getattr(importlib.import_module(f"harness.claims.{_CLASSES[name]}"), name)
+    if name in ("ALL_KINDS", "KINDS", "DOCUMENT_KINDS", "RESULTS_FILES"):
+        return _registry()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    ALL_KINDS: tuple[type[Claim], ...]
+    KINDS: dict[str, type[Claim]]
+    DOCUMENT_KINDS: dict[str, type[Claim]]
+    RESULTS_FILES: dict[str, type[Claim]]
 
 
 def kind_of(doc: Any, source: str) -> type[Claim]:
@@ -68,9 +100,10 @@ def kind_of(doc: Any, source: str) -> type[Claim]:
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or not kind:
         fail(source, "kind", "missing: a document names its kind")
-    if kind not in KINDS:
-        fail(source, "kind", f"unknown document kind {kind!r}; known kinds: {sorted(KINDS)}")
-    return KINDS[kind]
+    kinds: dict[str, type[Claim]] = _registry()["KINDS"]
+    if kind not in kinds:
+        fail(source, "kind", f"unknown document kind {kind!r}; known kinds: {sorted(kinds)}")
+    return kinds[kind]
 
 
 def claim_from_dict(doc: Any, source: str) -> Claim:

@@ -292,16 +292,25 @@ class Columns(Sequence[dict]):
 
 
 def _interleaved(names, columns) -> str:
-    """JSONL text of rows given as columns under sorted string ``names``."""
-    if not names:
-        return "{}\n" * len(columns)
-    # one column per key, each prefixed by its key; interleaved row by row
-    interleaved = []
+    """JSONL text of rows given as (non-empty) columns under sorted string ``names``."""
+    # each key, then its column's texts; a column of one text joins the keys around it,
+    # so each row is assembled from as few pieces as possible
+    pieces: list = []  # a str (the same in every row) or a list (one text per row)
     for i, (name, values) in enumerate(zip(names, columns)):
-        key = ("{" if i == 0 else ",") + _encode_str(name) + ":"
-        interleaved += [repeat(key), _column(values)]
-    interleaved.append(repeat("}\n"))
-    return "".join(chain.from_iterable(zip(*interleaved)))
+        texts = _column(values)
+        pieces.append(("{" if i == 0 else ",") + _encode_str(name) + ":")
+        pieces.append(texts[0] if texts.count(texts[0]) == len(texts) else texts)
+    pieces.append("}\n")
+    merged: list = []
+    for piece in pieces:
+        if type(piece) is str and merged and type(merged[-1]) is str:
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    if len(merged) == 1:
+        return merged[0] * len(columns[0])
+    return "".join(chain.from_iterable(zip(*(
+        repeat(piece) if type(piece) is str else piece for piece in merged))))
 
 
 def _columnar(rows: list) -> str:

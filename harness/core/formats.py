@@ -251,8 +251,16 @@ def _judgements(query_ids, doc_ids, labels) -> dict[str, dict[str, int]] | None:
     return out if sum(map(len, out.values())) == n else None
 
 
+#: the texts of the labels qrels use, and their values (``int`` of each text)
+_SMALL_LABELS = {str(i): i for i in range(-9, 100)}
+
+
 def _labels(texts: Sequence[str]) -> list[int] | None:
     """Relevance labels from their text, or None when one is not an in-range integer."""
+    try:
+        return list(map(_SMALL_LABELS.__getitem__, texts))
+    except KeyError:  # a label of another spelling or size: converted below
+        pass
     joined = "".join(texts)
     if not joined.isascii() or "_" in joined or max(map(len, texts)) > 11:
         return None
@@ -288,26 +296,37 @@ def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
 _ODD_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
+def _plain_columns(text: str, width: int, sep: str) -> list[list[str]] | None:
+    """The ``width`` columns of a text whose lines are fields separated by single ``sep``
+    characters, with no other whitespace and no blank line (checked by the caller but for
+    the separators), split in one pass; None for any other text.
+
+    Each newline is kept as a field of its own: every line holds ``width`` fields exactly
+    when every ``width + 1``-th field is a newline and no field is empty."""
+    spaced = text.removesuffix("\n").replace("\n", f"{sep}\n{sep}") + f"{sep}\n"
+    # no empty field: no two separators in a row, none at the start
+    if sep + sep in spaced or spaced.startswith(sep):
+        return None
+    fields = spaced.split(sep)
+    step = width + 1
+    lines = spaced.count("\n")  # each newline is one field
+    if len(fields) != lines * step or fields[width::step].count("\n") != lines:
+        return None
+    return [fields[i::step] for i in range(width)]
+
+
 def _columns(text: str, width: int) -> list[list[str]] | None:
     """The ``width`` whitespace-separated columns of every non-blank line, or None when a
     line has another number of fields.
 
     A plain file (ASCII, fields separated by single spaces, no whitespace but spaces and
-    newlines, no blank line) is split in one pass over the whole text, each newline kept
-    as a field of its own: every line holds ``width`` fields exactly when every
-    ``width + 1``-th field is a newline and no field is empty.  Any other file is split
-    line by line.
+    newlines, no blank line) is split in one pass over the whole text
+    (:func:`_plain_columns`).  Any other file is split line by line.
     """
     if text.isascii() and not any(map(text.__contains__, _ODD_SPACE)):
-        spaced = text.removesuffix("\n").replace("\n", " \n ") + " \n"
-        # no empty field: no two spaces in a row, none at the start
-        if "  " not in spaced and not spaced.startswith(" "):
-            fields = spaced.split(" ")
-            step = width + 1
-            lines = spaced.count("\n")  # each newline is one field
-            if (len(fields) == lines * step
-                    and fields[width::step].count("\n") == lines):
-                return [fields[i::step] for i in range(width)]
+        columns = _plain_columns(text, width, " ")
+        if columns is not None:
+            return columns
     lines = text.split("\n")
     rows = list(map(str.split, lines))
     widths = set(map(len, rows))
@@ -375,7 +394,20 @@ def _located_trec_qrels(path) -> dict:
     return judgements
 
 
+#: whitespace a BEIR field may not hold for its text to be split in one pass
+_TSV_ODD_SPACE = (" ", *(c for c in _ODD_SPACE if c != "\t"))
+
+
 def _fast_beir_qrels(text: str) -> dict | None:
+    header, _, body = text.partition("\n")
+    if (body and header.rstrip("\r") == _HEADER_TEXT and body.isascii()
+            and not any(map(body.__contains__, _TSV_ODD_SPACE))):
+        columns = _plain_columns(body, 3, "\t")  # no field to strip, no blank line
+        if columns is not None:
+            query_ids, doc_ids, texts = columns
+            labels = _labels(texts)
+            if labels is not None:
+                return _judgements(query_ids, doc_ids, labels)
     lines = list(filter(str.strip, text.split("\n")))
     if not lines or tuple(p.strip() for p in lines[0].split("\t")) != BEIR_QRELS_HEADER:
         return None

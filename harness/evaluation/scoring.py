@@ -24,12 +24,13 @@ Engine: ``pytrec_eval_terrier`` (NIST trec_eval).  What the harness adds, and wh
 
 from __future__ import annotations
 
-import importlib.metadata
+import functools
 import math
 import numbers
 from dataclasses import dataclass, field
 from itertools import chain, compress, count, islice
 from operator import eq, gt, itemgetter
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from harness.core.doc_ids import parse_doc_id
@@ -50,7 +51,21 @@ TIE_BREAK = (
 PRESERVE_ORDER_TIE_BREAK = "list order as given (preserve_order); scores replaced by rank-derived values"
 
 
+@functools.lru_cache(maxsize=None)
 def engine_version() -> str:
+    """The installed engine's version: the name of its ``NAME-VERSION.dist-info`` folder
+    beside the compiled engine (the installed-package layout; reading it costs nothing
+    next to importing ``importlib.metadata``), else the package metadata."""
+    try:
+        import pytrec_eval_ext
+
+        folders = list(Path(pytrec_eval_ext.__file__).parent.glob(f"{ENGINE_NAME}-*.dist-info"))
+        if len(folders) == 1:
+            return folders[0].name[len(ENGINE_NAME) + 1:-len(".dist-info")]
+    except (ImportError, OSError, TypeError):  # another layout: ask the metadata
+        pass
+    import importlib.metadata
+
     try:
         return importlib.metadata.version(ENGINE_NAME)
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - install problem

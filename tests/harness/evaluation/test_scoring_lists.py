@@ -179,3 +179,9 @@ def test_nan_inside_a_short_dict_is_refused(scores):
     was (and scored); it is refused, naming the document."""
     with pytest.raises(ValueError, match="'b' must be a finite number"):
         score({"q": {"a": 1}}, {"q": scores}, ["MRR"])
+
+
+def test_the_engine_version_is_the_installed_one():
+    import importlib.metadata
+
+    assert scoring.engine_version() == importlib.metadata.version(scoring.ENGINE_NAME)
