@@ -250,17 +250,30 @@ def _untied_floats(values: list) -> list[float] | None:
     return values
 
 
-def _untied_lists(lists: dict[str, dict]) -> dict[str, Sequence[float]]:
+def _strictly_descending(values: list) -> bool:
+    """Whether finite ``values`` fall strictly (so no two tie; NaN compares false)."""
+    return (all(map(gt, values, islice(values, 1, None)))
+            and math.isfinite(values[0]) and math.isfinite(values[-1]))
+
+
+def _untied_lists(lists: dict[str, dict],
+                  descending: set[str] | None = None) -> dict[str, Sequence[float]]:
     """The scores of each dict whose scores hold no tie (:func:`_ascending_if_untied`; in
     no particular order for exact floats, ascending otherwise).  Lists of exact floats (what the run
     readers return) are checked in plain Python; others (numpy scalars, integers ...) as the
     rows of numpy arrays of one length, so numpy's per-call cost is paid per batch, and
-    numpy is imported only for them."""
+    numpy is imported only for them.  Exact-float dicts whose scores fall strictly in
+    their own order are added to ``descending``."""
     out: dict[str, Sequence[float]] = {}
     by_length: dict[int, list[str]] = {}
     for query_id, docs in lists.items():
         values = list(docs.values())
         if set(map(type, values)) == {float}:
+            if _strictly_descending(values):
+                out[query_id] = values
+                if descending is not None:
+                    descending.add(query_id)
+                continue
             ascending = _untied_floats(values)
             if ascending is not None:
                 out[query_id] = ascending
@@ -310,14 +323,6 @@ def _as_dict(docs, query_id) -> dict | None:
         return None
     pairs = dict(zip(map(_DOC_ID, docs), map(_SCORE_OF, docs)))
     return pairs if len(pairs) == len(docs) else None
-
-
-def _descending(docs: list) -> bool:
-    """Whether the ScoredDocs of an untied list are in order of descending score.  (Their
-    scores are distinct as doubles, and rounding to a double keeps order, so comparing
-    the values given compares what trec_eval sees.)"""
-    scores = list(map(_SCORE_OF, docs))
-    return all(map(gt, scores, islice(scores, 1, None)))
 
 
 def _diagnose(qrels: Mapping, run: Mapping) -> None:
@@ -523,11 +528,12 @@ def score(
     # nothing.  Its ids and value types are checked when trec_eval reads them (_diagnose).
     # A reader's list of ScoredDocs goes the same way, as a dict (_as_dict).
     untied: dict[str, Sequence[float]] = {}
+    descending: set[str] = set()  # untied reader lists already in rank order (as given)
     as_dicts: dict[str, dict] = {}
     unanswered: list[str] = []
     if not preserve_order:
         as_dicts = {q: d for q in judgeable if (d := _as_dict(run.get(q), q)) is not None}
-        untied = _untied_lists(as_dicts)
+        untied = _untied_lists(as_dicts, descending)
     for query_id in judgeable:
         docs = run.get(query_id)
         if not docs:
@@ -551,7 +557,7 @@ def score(
         if ranking is not None:
             return ranking[:k]
         docs = run[query_id]
-        if type(docs) is list and _descending(docs):
+        if type(docs) is list and query_id in descending:
             scored_docs.add(query_id)  # a reader's list already in rank order
             return docs[:k]
         return sorted(full[query_id].items(), key=_SCORE, reverse=True)[:k]
