@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments
-from harness.core.formats import gc_paused, read_qrels, read_run
+from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.inputs import read_query_classes
@@ -50,7 +50,7 @@ def _score(args) -> int:
     declared_tier(args.licence, args.tier, corpus)  # a refused --tier before any file is read
     resolve(args.measures)
     qrels_file = read_qrels(args.qrels)
-    run_docs = read_run(args.run)
+    run_docs = read_run_columns(args.run)
     classes = read_query_classes(args.query_classes) if args.query_classes else {}
     scored = score_run(
         qrels_file.judgements, run_docs, args.measures, corpus=corpus,

@@ -36,7 +36,7 @@ from operator import itemgetter, lt, ne
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from harness.core.records import Qrel, ScoredDoc
+from harness.core.records import Qrel, RankedDocs, ScoredDoc
 
 #: the relevance labels every reader accepts (a signed 32-bit integer)
 RELEVANCE_MIN, RELEVANCE_MAX = -2 ** 31, 2 ** 31 - 1
@@ -775,6 +775,18 @@ def _add_scored(run, seen, path, line, query_id, doc_id, score):
     run.setdefault(query_id, []).append(ScoredDoc(query_id, doc_id, score))
 
 
+def _ordered_blocks(query_ids, doc_ids, ranks, starts) -> list[tuple[int, int]] | None:
+    """``(start, end)`` of each query's lines when every query's lines are contiguous and
+    in ``ranks`` order (when given) and hold no document twice; else None."""
+    if starts is None or (ranks is not None and not set(
+            compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
+        return None
+    bounds = list(zip(starts, [*starts[1:], len(query_ids)]))
+    if any(len(set(doc_ids[a:b])) != b - a for a, b in bounds):
+        return None
+    return bounds
+
+
 def _scored_lists(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict | None:
     """``{query: [ScoredDoc]}`` in file order of first appearance, each list in ``ranks``
     order (stable) when given, else file order; None when a pair repeats.  ``starts`` is
@@ -783,11 +795,8 @@ def _scored_lists(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict 
     docs = list(map(tuple.__new__, repeat(ScoredDoc), zip(query_ids, doc_ids, scores)))
     if starts is False:
         starts = _group_starts(query_ids)
-    if starts is not None and (ranks is None or set(
-            compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
-        bounds = list(zip(starts, [*starts[1:], n]))
-        if any(len(set(doc_ids[a:b])) != b - a for a, b in bounds):
-            return None
+    bounds = _ordered_blocks(query_ids, doc_ids, ranks, starts)
+    if bounds is not None:
         return {query_ids[a]: docs[a:b] for a, b in bounds}
     if len(set(zip(query_ids, doc_ids))) != n:
         return None
@@ -798,6 +807,17 @@ def _scored_lists(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict 
         for kept in positions.values():
             kept.sort(key=ranks.__getitem__)
     return {q: list(map(docs.__getitem__, kept)) for q, kept in positions.items()}
+
+
+def _ranked_columns(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict | None:
+    """:func:`_scored_lists` as :class:`RankedDocs` when the lines are in blocks already
+    in order (:func:`_ordered_blocks`); None otherwise (the caller converts the lists)."""
+    if starts is False:
+        starts = _group_starts(query_ids)
+    bounds = _ordered_blocks(query_ids, doc_ids, ranks, starts)
+    if bounds is None:
+        return None
+    return {query_ids[a]: RankedDocs(doc_ids[a:b], scores[a:b]) for a, b in bounds}
 
 
 #: "0", "1", "2", ...: the rank texts of a list numbered in file order (grown on demand)
@@ -823,7 +843,7 @@ def _counting(rank_texts: list[str], starts: list[int] | None) -> bool:
     return True
 
 
-def _fast_trec_run(text: str) -> dict | None:
+def _fast_trec_run(text: str, build=_scored_lists) -> dict | None:
     columns = _columns(text, 6)
     if columns is None:
         return None
@@ -838,7 +858,7 @@ def _fast_trec_run(text: str) -> dict | None:
     scores = _scores(score_texts, texts=True)
     if scores is None:
         return None
-    return _scored_lists(query_ids, doc_ids, scores, ranks, starts)
+    return build(query_ids, doc_ids, scores, ranks, starts)
 
 
 def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
@@ -879,15 +899,18 @@ def _located_trec_run(path) -> dict[str, list[ScoredDoc]]:
     return run
 
 
+def _fast_jsonl_run(path, build=_scored_lists) -> dict | None:
+    columns = _fast_jsonl(path, ("query_id", "doc_id", "score"))
+    if columns is None:
+        return None
+    scores = _scores(columns[2]) if set(map(type, columns[2])) <= {float, int} else None
+    return None if scores is None else build(columns[0], columns[1], scores)
+
+
 def read_jsonl_run(path) -> dict[str, list[ScoredDoc]]:
     """JSONL run: ``{"query_id": .., "doc_id": .., "score": float}`` per line."""
     with gc_paused():
-        run = None
-        columns = _fast_jsonl(path, ("query_id", "doc_id", "score"))
-        if columns is not None:
-            scores = _scores(columns[2]) if set(map(type, columns[2])) <= {float, int} else None
-            if scores is not None:
-                run = _scored_lists(columns[0], columns[1], scores)
+        run = _fast_jsonl_run(path)
         return _located_jsonl_run(path) if run is None else run
 
 
@@ -907,6 +930,21 @@ def read_run(path) -> dict[str, list[ScoredDoc]]:
     if Path(path).suffix.lower() == ".jsonl":
         return read_jsonl_run(path)
     return read_trec_run(path)
+
+
+def read_run_columns(path) -> dict[str, RankedDocs]:
+    """:func:`read_run` with each query's list as :class:`RankedDocs` (two columns): the
+    same lists, values and errors, without a record per document."""
+    with gc_paused():
+        if Path(path).suffix.lower() == ".jsonl":
+            run = _fast_jsonl_run(path, _ranked_columns)
+        else:
+            text = _whole_text(path)
+            run = None if text is None else _fast_trec_run(text, _ranked_columns)
+        if run is not None:
+            return run
+        return {query_id: RankedDocs([d.doc_id for d in docs], [d.score for d in docs])
+                for query_id, docs in read_run(path).items()}
 
 
 # --------------------------------------------------------------------------- writers

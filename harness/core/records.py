@@ -26,6 +26,15 @@ class ScoredDoc(NamedTuple):
     score: float
 
 
+class RankedDocs(NamedTuple):
+    """One query's run list as two columns: ``doc_ids[i]`` was scored ``scores[i]``, in
+    the list's order.  What :func:`harness.core.formats.read_run_columns` returns per
+    query, and the form the scorer takes fastest (no record per document)."""
+
+    doc_ids: list[str]
+    scores: list[float]
+
+
 class PerQueryValue(NamedTuple):
     """One measure's value on one query (the unit every interval is built from)."""
 

@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 from harness.core.doc_ids import parse_doc_id
 from harness.core.formats import RELEVANCE_MAX, RELEVANCE_MIN
 from harness.core.measures import Measure, resolve
-from harness.core.records import ScoredDoc
+from harness.core.records import RankedDocs, ScoredDoc
 
 ENGINE_NAME = "pytrec_eval_terrier"
 SEMANTICS = (
@@ -102,9 +102,15 @@ def _where(query_id) -> str:
 
 
 def _as_pairs(docs, query_id=None) -> list[tuple[str, float]]:
-    """``[(doc_id, score)]`` from ScoredDocs, ``(doc_id, score)`` pairs or a dict."""
+    """``[(doc_id, score)]`` from ScoredDocs, ``(doc_id, score)`` pairs, a dict or
+    :class:`RankedDocs`."""
     if isinstance(docs, Mapping):
         return list(docs.items())
+    if type(docs) is RankedDocs:
+        if len(docs.doc_ids) != len(docs.scores):
+            raise ValueError(f"{_where(query_id)}: {len(docs.doc_ids)} doc ids but "
+                             f"{len(docs.scores)} scores")
+        return list(zip(docs.doc_ids, docs.scores))
     docs = docs if isinstance(docs, list) else list(docs)
     if docs and set(map(type, docs)) == {ScoredDoc}:
         if query_id is not None:
@@ -317,6 +323,9 @@ def _as_dict(docs, query_id) -> dict | None:
     None, and the list takes the checked path."""
     if type(docs) is dict:
         return docs or None
+    if type(docs) is RankedDocs:
+        pairs = dict(zip(docs.doc_ids, docs.scores))
+        return pairs if pairs and len(pairs) == len(docs.doc_ids) == len(docs.scores) else None
     if type(docs) is not list or not docs or set(map(type, docs)) != {ScoredDoc}:
         return None
     if set(map(_QUERY_OF, docs)) != {query_id}:
@@ -355,8 +364,9 @@ def rank_scores(ranking: Sequence[tuple[str, float]], cutoff: int | None = None)
 class Rankings(Mapping[str, list]):
     """query_id -> the kept top of its scored list, as ``(doc_id, score)`` pairs.
 
-    A run reader's list that trec_eval scored as it was is kept as its ScoredDocs, and
-    made into pairs only when a query's ranking is asked for: :func:`doc_scores` (what
+    A run reader's list that trec_eval scored as it was is kept as it was read (its
+    ScoredDocs, or :class:`RankedDocs`), and made into pairs only when a query's ranking
+    is asked for: :func:`doc_scores` (what
     rankings.jsonl is written from) reads the ScoredDocs themselves, so a 160,000-line run
     does not build 160,000 pairs only to take them apart again."""
 
@@ -368,7 +378,9 @@ class Rankings(Mapping[str, list]):
 
     def __getitem__(self, query_id: str) -> list[tuple[str, float]]:
         if query_id in self._scored_docs:
-            self._lists[query_id] = list(map(_DOC_SCORE, self._lists[query_id]))
+            docs = self._lists[query_id]
+            self._lists[query_id] = (list(zip(*docs)) if type(docs) is RankedDocs
+                                     else list(map(_DOC_SCORE, docs)))
             self._scored_docs.discard(query_id)
         return self._lists[query_id]
 
@@ -385,6 +397,8 @@ class Rankings(Mapping[str, list]):
         """``(doc ids, scores)`` of one query's kept ranking."""
         docs = self._lists[query_id]
         if query_id in self._scored_docs:
+            if type(docs) is RankedDocs:
+                return docs.doc_ids, docs.scores
             return list(map(_DOC_ID, docs)), list(map(_SCORE_OF, docs))
         return list(map(itemgetter(0), docs)), list(map(itemgetter(1), docs))
 
@@ -513,7 +527,8 @@ def score(
 ) -> ScoreResult:
     """Score ``run`` against ``qrels`` with trec_eval ``-c`` semantics (module docstring).
 
-    ``run`` maps query_id to ScoredDocs, ``(doc_id, score)`` pairs or ``{doc_id: score}``.
+    ``run`` maps query_id to ScoredDocs, ``(doc_id, score)`` pairs, ``{doc_id: score}`` or
+    :class:`~harness.core.records.RankedDocs`.
     ``keep_rankings`` keeps the top-k of each normalised list in the result.  Measures
     with a run cut-off (MRR@10) get a second trec_eval pass over the cut lists.
     """
@@ -557,8 +572,10 @@ def score(
         if ranking is not None:
             return ranking[:k]
         docs = run[query_id]
-        if type(docs) is list and query_id in descending:
+        if query_id in descending and type(docs) in (list, RankedDocs):
             scored_docs.add(query_id)  # a reader's list already in rank order
+            if type(docs) is RankedDocs:
+                return RankedDocs(docs.doc_ids[:k], docs.scores[:k])
             return docs[:k]
         return sorted(full[query_id].items(), key=_SCORE, reverse=True)[:k]
 

@@ -214,10 +214,19 @@ def agree(new_reader, old_reader, data: bytes, trigger, suffix: str):
         assert (new_error.line, new_error.field) == (line, field), new_error
 
 
+def _columns_as_lists(path):
+    """``read_run_columns`` as ScoredDoc lists, to compare with the previous reader."""
+    from harness.core.records import ScoredDoc
+
+    return {q: [ScoredDoc(q, d, s) for d, s in zip(*docs, strict=True)]
+            for q, docs in formats.read_run_columns(path).items()}
+
+
 @FUZZ
 @given(files(trec_run_lines(), trec_run_trigger_lines(), plain=PLAIN_RUN))
 def test_trec_run(case):
     agree(formats.read_trec_run, ref.read_trec_run, *case, ".txt")
+    agree(_columns_as_lists, ref.read_trec_run, *case, ".txt")
 
 
 @FUZZ
@@ -301,6 +310,7 @@ def _json_marks(data: bytes, trigger):
 def test_jsonl_run(case):
     data, trigger = case
     agree(formats.read_jsonl_run, ref.read_jsonl_run, data, _json_marks(data, trigger), ".jsonl")
+    agree(_columns_as_lists, ref.read_jsonl_run, data, _json_marks(data, trigger), ".jsonl")
 
 
 @FUZZ

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from harness.core.records import ScoredDoc
+from harness.core.records import RankedDocs, ScoredDoc
 from harness.evaluation import scoring
 from harness.evaluation.scoring import score
 from tests.harness.evaluation.scoring_reference import evaluate, random_doc_id
@@ -52,6 +52,8 @@ def test_scored_doc_lists_score_as_the_checked_path_does(seed):
     fast = score(qrels, run, MEASURES, keep_rankings=20)
     checked = score(qrels, pairs, MEASURES, keep_rankings=20)
     assert _fields(fast) == _fields(checked)
+    columns = {q: RankedDocs([d for d, _ in p], [s for _, s in p]) for q, p in pairs.items()}
+    assert _fields(score(qrels, columns, MEASURES, keep_rankings=20)) == _fields(checked)
     reference = evaluate(qrels, {q: dict(p) for q, p in pairs.items()})
     for query_id, values in fast.per_query.items():
         for measure in MEASURES:
@@ -191,3 +193,20 @@ def test_the_engine_version_is_the_installed_one():
     import importlib.metadata
 
     assert scoring.engine_version() == importlib.metadata.version(scoring.ENGINE_NAME)
+
+
+@pytest.mark.parametrize("docs, words", [
+    (RankedDocs(["a", "a"], [0.9, 0.5]), "duplicate doc_id 'a'"),
+    (RankedDocs(["a", "b"], [float("nan"), 0.5]), "must be a finite number"),
+    (RankedDocs(["a", 7], [0.9, 0.5]), "doc_id must be a string"),
+    (RankedDocs(["a", "b"], [0.9]), "2 doc ids but 1 scores"),
+])
+def test_bad_columns_are_refused_naming_the_query(docs, words):
+    with pytest.raises(ValueError, match=words):
+        score({"q1": {"b": 1}}, {"q1": docs}, ["MRR"])
+
+
+def test_empty_columns_count_as_unanswered():
+    result = score({"q1": {"b": 1}, "q2": {"a": 1}},
+                   {"q1": RankedDocs([], []), "q2": RankedDocs(["a"], [1.0])}, ["MRR"])
+    assert result.queries_unanswered == ("q1",) and result.per_query["q1"]["MRR"] == 0.0
