@@ -10,7 +10,9 @@ Rows (ratio = ours / baseline, so below 1 is faster):
 * the canonical JSONL writer against the previous one (the frozen copy the tests check
   byte identity against, ``tests/harness/core/canonical_reference.py``): target 0.1;
 * each reader (TREC run and qrels, BEIR qrels, JSONL run and qrels) against the previous
-  one (``tests/harness/core/formats_reference.py``): target 1/3;
+  one (``tests/harness/core/formats_reference.py``): target 1/3; and the run reader
+  ``harness score`` uses (``read_run_columns``: the same lists as two columns per query,
+  no record per document) against the previous record-building readers;
 * ``python -m harness score`` end to end (10 measures, no warehouse) against the
   ``trec_eval -c`` process on the same files, when ``TREC_EVAL`` names a binary: target 5,
   in wall time and in CPU time of the process.  The product's modules are byte-compiled
@@ -125,6 +127,16 @@ def reader_rows(paths, repeats: int) -> list[dict]:
         lines = sum(1 for _ in path.open("rb"))
         rows.append(_row(f"{reader} vs previous, {name} ({lines:,} lines)", ours, baseline,
                          "ms (CPU)", READER_TARGET))
+    for name, reader in (("run.txt", "read_trec_run"), ("run.jsonl", "read_jsonl_run")):
+        path, old = paths[name], getattr(previous, reader)
+        columns = formats.read_run_columns(path)
+        if {q: [(d.doc_id, d.score) for d in docs] for q, docs in old(path).items()} != {
+                q: list(zip(*docs)) for q, docs in columns.items()}:
+            raise RuntimeError(f"read_run_columns reads {name} differently from {reader}")
+        ours, baseline = _best_pair(partial(formats.read_run_columns, path), partial(old, path),
+                                    repeats)
+        rows.append(_row(f"read_run_columns (what harness score reads) vs previous {reader}, "
+                         f"{name}", ours, baseline, "ms (CPU)", READER_TARGET))
     return rows
 
 
