@@ -497,27 +497,31 @@ def _decoded(lines: list[str]) -> list | None:
     return list(map(itemgetter(0), found))
 
 
-#: a JSON string between the lines of a block read as one array (see :func:`_together`)
+#: JSON strings put between the lines of a block read as one array (see :func:`_together`)
 _JOINT = "harness-jsonl-joint-7f3a9c"
-_JOINED = f',"{_JOINT}",'
 
 
 def _together(lines: list[str]) -> list | None:
     """``json.loads`` of every line, read as one JSON array (one call, and its keys read
     once), or None.
 
-    The lines are joined by a string that no line holds, written so that only those joints
-    can spell it (no ``\\u`` escape anywhere): when the array reads as value, joint,
-    value, ..., every joint sits at the top level, so each line was exactly one value.
+    The lines are joined by a string that no line can spell: the empty string where no
+    line holds ``""`` (no escape spells it), else :data:`_JOINT` where no line holds it
+    and none holds a ``\\u`` escape.  When the array reads as value, joint, value, ...,
+    every joint sits at the top level, so each line was exactly one value.
     """
     probe = "\n".join(lines)
-    if _JOINT in probe or "\\u" in probe:
+    if '""' not in probe:
+        joint = ""
+    elif _JOINT in probe or "\\u" in probe:
         return None
+    else:
+        joint = _JOINT
     try:
-        values = json.loads("[" + _JOINED.join(lines) + "]")
+        values = json.loads("[" + f',"{joint}",'.join(lines) + "]")
     except (ValueError, RecursionError):
         return None
-    if len(values) != 2 * len(lines) - 1 or values[1::2].count(_JOINT) != len(lines) - 1:
+    if len(values) != 2 * len(lines) - 1 or values[1::2].count(joint) != len(lines) - 1:
         return None
     return values[0::2]
 

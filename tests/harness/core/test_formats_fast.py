@@ -504,6 +504,12 @@ def test_blocks_of_a_long_jsonl_file_keep_their_line_numbers(monkeypatch):
     ['{"a": [1', '2]}, "\\u0068arness-jsonl-joint-7f3a9c", {}'],  # ... with an escape
     ['{}', '{}, {}'],  # every joint in place, one value too many
     ['{}, {}, {}', '{"a": [1', '2]}'],  # as many values as expected, a joint inside one
+    # the empty-string joint, where no line holds "": the same forgeries with it
+    ['{"a": [1', '2]}, "", {}'],
+    ['{}', '""', '{}'],
+    ['{}, "", {}', '{}'],
+    ['{"k": ""}', '{"a": [1', '2]}, {}'],  # a line holds "": the long joint is used
+    ['{"k": "", "e": "\u00e9"}', '{}'],  # "" and an escape: line by line
 ])
 def test_lines_that_only_read_together_are_refused(lines):
     path = _DIR / "together.jsonl"
