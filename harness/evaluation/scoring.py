@@ -264,11 +264,11 @@ def _strictly_descending(values: list) -> bool:
 
 def _untied_lists(lists: dict[str, dict],
                   descending: set[str] | None = None) -> dict[str, Sequence[float]]:
-    """The scores of each dict whose scores hold no tie (:func:`_ascending_if_untied`; in
-    no particular order for exact floats, ascending otherwise).  Lists of exact floats (what the run
-    readers return) are checked in plain Python; others (numpy scalars, integers ...) as the
-    rows of numpy arrays of one length, so numpy's per-call cost is paid per batch, and
-    numpy is imported only for them.  Exact-float dicts whose scores fall strictly in
+    """The scores of each dict whose scores hold no tie (:func:`_ascending_if_untied`):
+    in their own order for exact floats, ascending otherwise.  Exact floats (what the run
+    readers return) are checked in plain Python; other values (numpy scalars, integers ...)
+    as the rows of numpy arrays of one length, so numpy's per-call cost is paid per batch,
+    and numpy is imported only for them.  Exact-float dicts whose scores fall strictly in
     their own order are added to ``descending``."""
     out: dict[str, Sequence[float]] = {}
     by_length: dict[int, list[str]] = {}
@@ -366,9 +366,8 @@ class Rankings(Mapping[str, list]):
 
     A run reader's list that trec_eval scored as it was is kept as it was read (its
     ScoredDocs, or :class:`RankedDocs`), and made into pairs only when a query's ranking
-    is asked for: :func:`doc_scores` (what
-    rankings.jsonl is written from) reads the ScoredDocs themselves, so a 160,000-line run
-    does not build 160,000 pairs only to take them apart again."""
+    is asked for: :meth:`doc_scores`, which rankings.jsonl is written from, reads the list
+    itself, so a 160,000-line run does not build 160,000 pairs only to take them apart."""
 
     __slots__ = ("_lists", "_scored_docs")
 
