@@ -1,6 +1,7 @@
 """The embedded backend (default): everything in this process, nothing to run beside it.
 
-* **BM25** with ``bm25s`` (Lucene's variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
+* **BM25** indexed with ``bm25s`` and scored from its score matrix
+  (:mod:`harness.retrieval.backends.bm25_scores`, the same float32 sums; Lucene's variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
   ``tf part = tf / (tf + k1 (1 - b + b dl/avgdl))``; Robertson & Zaragoza 2009, the
   variants compared by Kamphuis et al., ECIR 2020).  ``k1`` 1.2 and ``b`` 0.75 by default.
   Document lengths are exact (Lucene encodes them in one byte, so scores can differ from
@@ -31,6 +32,7 @@ from harness.retrieval.backends.base import (
     check_leg,
     ordered_for_index,
 )
+from harness.retrieval.backends.bm25_scores import BM25Scores
 from harness.retrieval.backends.tokenizer import Tokenizer
 from harness.retrieval.backends.topk import top_k, top_k_rows
 
@@ -104,6 +106,8 @@ class EmbeddedBackend(QueryEncoding, Backend):
                                                             self._build_bm25)
         else:
             self._vocab, self._bm25 = self._build_bm25(docs)
+        if self._bm25 is not None and not isinstance(self._bm25, BM25Scores):
+            self._bm25 = BM25Scores.from_model(self._bm25)  # built here, not read from a cache
 
     def _build_bm25(self, docs: Sequence[IndexDoc]):
         """``(vocabulary, bm25s model or None when no document has a token)``."""
@@ -174,7 +178,7 @@ class EmbeddedBackend(QueryEncoding, Backend):
         ids = self.bm25_query_ids(query.text)
         if not ids or self._bm25 is None:
             return []
-        scores = self._bm25.get_scores_from_ids(ids)
+        scores = self._bm25.scores(ids)
         positions = None if query.files is None else self._positions(query.files)
         pos, vals = top_k(scores, k, positions, positive_only=True)
         return self._as_list(pos, vals)
