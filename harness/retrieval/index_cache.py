@@ -52,10 +52,12 @@ def _version(dist: str) -> str:
 
 def documents_sha256(docs: Sequence) -> str:
     """sha256 over ``doc_id NUL text LF`` of every document, in index order."""
-    digest = hashlib.sha256()
-    for d in docs:
-        digest.update(d.doc_id.encode("utf-8") + b"\0" + d.text.encode("utf-8") + b"\n")
-    return digest.hexdigest()
+    from harness.retrieval.backends.documents import column
+
+    parts = []
+    for doc_id, text in zip(column(docs, "doc_id"), column(docs, "text")):
+        parts += (doc_id, "\0", text, "\n")
+    return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
 
 
 def index_key(docs: Sequence, k1: float, b: float, tokenizer: dict) -> dict:

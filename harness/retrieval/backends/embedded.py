@@ -33,6 +33,7 @@ from harness.retrieval.backends.base import (
     ordered_for_index,
 )
 from harness.retrieval.backends.bm25_scores import BM25Scores
+from harness.retrieval.backends.documents import column
 from harness.retrieval.backends.tokenizer import Tokenizer
 from harness.retrieval.backends.topk import top_k, top_k_rows
 
@@ -89,10 +90,10 @@ class EmbeddedBackend(QueryEncoding, Backend):
 
     def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
         ordered, self.legs = ordered_for_index(docs, legs)
-        self.doc_ids = [d.doc_id for d in ordered]
+        self.doc_ids = list(column(ordered, "doc_id"))
         files: dict[str, list[int]] = {}
-        for pos, d in enumerate(ordered):
-            files.setdefault(d.file_id, []).append(pos)
+        for pos, file_id in enumerate(column(ordered, "file_id")):
+            files.setdefault(file_id, []).append(pos)
         self._file_positions = {f: np.asarray(p, dtype=np.int64) for f, p in files.items()}
         if "bm25" in self.legs:
             self._index_bm25(ordered)
@@ -115,9 +116,10 @@ class EmbeddedBackend(QueryEncoding, Backend):
 
         vocab: dict[str, int] = {}
         corpus_ids: list[list[int]] = []
-        for d in _progress(docs, len(docs), "indexing bm25", self.progress):
+        texts = column(docs, "text")
+        for text in _progress(texts, len(texts), "indexing bm25", self.progress):
             ids = []
-            for token in self.tokenizer(d.text):
+            for token in self.tokenizer(text):
                 tid = vocab.get(token)
                 if tid is None:
                     tid = vocab[token] = len(vocab)
@@ -133,7 +135,7 @@ class EmbeddedBackend(QueryEncoding, Backend):
     def _index_dense(self, docs: Sequence[IndexDoc]) -> None:
         if self.encoder is None:
             raise ValueError("the dense leg needs an embedding encoder")
-        vectors = self.encoder.encode_documents([d.embedded_text for d in docs])
+        vectors = self.encoder.encode_documents(list(column(docs, "embedded_text")))
         self._vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self._labels = [self.encoder.label] * len(docs)
 

@@ -185,8 +185,7 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         backend.prepare_queries(queries)
         phases["query_embedding_seconds"] = time.perf_counter() - tick
         yield OpenIndex(prepared, backend, encoder, provenance,
-                        DocFiles({d.doc_id: d.file_id for d in docs}),
-                        {d.doc_id: d.text for d in docs},
+                        DocFiles(zip(docs.doc_id, docs.file_id)), dict(zip(docs.doc_id, docs.text)),
                         queries, None if reranker is None else _LockedReranker(reranker), policy,
                         cache)
     finally:
@@ -383,7 +382,7 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "corpora": sorted(p.name for p in prepared),
         "tier": shared_tier,
         "documents": backend_block.get("documents"),
-        "files": sum(len({c.file_id for c in p.chunks}) for p in prepared),
+        "files": sum(len(p.file_ids()) for p in prepared),
         **provenance,
         "embedding_model": encoder.encoder.describe() if encoder is not None else None,
         "embedded_text": (f"{HEADER_TEMPLATE}\n\n{{chunk text}}" if cfg.embed_header
