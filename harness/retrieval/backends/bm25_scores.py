@@ -35,6 +35,8 @@ class BM25Scores:
         self.data, self.indices, self.indptr = data, indices, indptr
         self.num_docs = int(num_docs)
         self._check()
+        # ``np.add.at`` takes its fast path only with native-size indices (3x here)
+        self.indices = self.indices.astype(np.intp, copy=False)
 
     @classmethod
     def from_model(cls, model) -> "BM25Scores":

@@ -299,17 +299,24 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 
         bar = tqdm(total=len(queries), desc=f"retrieving ({cfg.mode}, {cfg.stage})",
                    unit="query", dynamic_ncols=True)
+    def done(batch, out, ms) -> None:
+        for query_id, (final, head) in out.items():
+            lists[query_id] = final
+            calib[query_id] = head
+        latency[batch[0].query_id] = (len(out), ms)
+        if bar is not None:
+            bar.update(len(out))
+
     try:
-        with one_blas_thread(), ThreadPoolExecutor(max_workers=cfg.workers) as pool:
-            futures = {pool.submit(one_batch, b): b for b in batches}
-            for future in as_completed(futures):
-                out, ms = future.result()
-                for query_id, (final, head) in out.items():
-                    lists[query_id] = final
-                    calib[query_id] = head
-                latency[futures[future][0].query_id] = (len(out), ms)
-                if bar is not None:
-                    bar.update(len(out))
+        with one_blas_thread():
+            if cfg.workers <= 1:  # in this thread: no hand-over of the GIL per batch
+                for batch in batches:
+                    done(batch, *one_batch(batch))
+            else:
+                with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
+                    futures = {pool.submit(one_batch, b): b for b in batches}
+                    for future in as_completed(futures):
+                        done(futures[future], *future.result())
     finally:
         if bar is not None:
             bar.close()
