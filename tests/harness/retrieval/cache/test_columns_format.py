@@ -165,3 +165,31 @@ def test_a_damaged_index_entry_is_a_miss_and_changes_no_byte(part, corpus, tmp_p
     bench(corpus, tmp_path / "second", cache)
     assert outcomes(tmp_path / "second") == ("hit", "hit", "miss")
     assert claims(tmp_path / "second") == claims(tmp_path / "uncached")
+
+
+def test_the_source_tree_digest_is_the_ingestion_tree_digest(tmp_path):
+    import os
+
+    from harness.retrieval.bench.prepared_cache import tree_digest
+    from ingestion.digest import tree_sha256
+
+    root = tmp_path / "corpus"
+    (root / "data" / "b").mkdir(parents=True)
+    (root / "data" / "a-b").mkdir()
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref\n")
+    (root / ".hidden").write_text("x")
+    (root / "data" / ".cache").write_text("y")
+    (root / "data" / "b" / "m1.json").write_text('{"é": 1}', encoding="utf-8")
+    (root / "data" / "a-b" / "m2.json").write_bytes(b"\x00\xff")
+    (root / "data" / "b.json").write_text("{}")
+    (root / "top.txt").write_text("t")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "far.json").write_text("far")
+    os.symlink(outside / "far.json", root / "data" / "linked.json")  # a link to a file
+    os.symlink(outside, root / "data" / "linked-dir")  # a link to a folder: not followed
+    os.symlink(tmp_path / "missing", root / "data" / "broken.json")
+    assert tree_digest(root) == tree_sha256(root)[0]
+    (root / "data" / "b" / "m1.json").write_text('{"é": 2}', encoding="utf-8")
+    assert tree_digest(root) == tree_sha256(root)[0]
