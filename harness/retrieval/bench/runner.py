@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -147,6 +147,8 @@ class OpenIndex:
     policy: object
     #: hits and misses of the prepared-corpus and index caches (runinfo.json)
     cache: dict
+    #: what every arm over this index derives alike (the judgements, qrels.jsonl), made once
+    memo: dict = field(default_factory=dict)
 
 
 @contextmanager
@@ -226,7 +228,7 @@ def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *
     tick = time.perf_counter()
     metrics, files = _score_and_report(cfg, ix.prepared, measures, lists, calib, ix.doc_file,
                                        ix.policy, backend_block, ix.provenance, ix.encoder,
-                                       reranker)
+                                       reranker, ix.memo)
     metrics = system_claim(metrics, backend_block, repeats, lambda again: _score_and_report(
         cfg, ix.prepared, measures, again, again, ix.doc_file, ix.policy, backend_block,
         ix.provenance, ix.encoder, reranker)[0].rows)
@@ -326,8 +328,8 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 # --------------------------------------------------------------------------- scoring
 
 
-def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, calib,
-                      doc_file, policy, backend_block, provenance, encoder, reranker):
+def _judgements(prepared: Sequence[PreparedCorpus]):
+    """``(qrels, file_qrels, meta, corpus_of, shared_tier, tiers)`` of the indexed corpora."""
     qrels: dict[str, dict[str, int]] = {}
     file_qrels: dict[str, dict[str, int]] = {}
     meta: dict[str, QueryMeta] = {}
@@ -344,6 +346,18 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
     shared_tier = index_tier_of(prepared)
     #: every corpus's numbers are as restrictive as the index they were retrieved from
     tiers = {p.name: most_restrictive_tier([p.tier, shared_tier]) for p in prepared}
+    return qrels, file_qrels, meta, corpus_of, shared_tier, tiers
+
+
+def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, calib,
+                      doc_file, policy, backend_block, provenance, encoder, reranker,
+                      memo: dict | None = None):
+    """The claim and its files for one arm; ``memo`` keeps what every arm over the same
+    prepared corpora derives alike (the judgements and ``qrels.jsonl``)."""
+    memo = {} if memo is None else memo
+    if "judgements" not in memo:
+        memo["judgements"] = _judgements(prepared)
+    qrels, file_qrels, meta, corpus_of, shared_tier, tiers = memo["judgements"]
     file_of = doc_file.__getitem__
     preserve = cfg.stage == "rerank" or bool(
         (backend_block.get("system_under_test") or {}).get("preserve_order"))
@@ -420,7 +434,8 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "per_query": per_query_rows(result, meta, tiers),
         "rankings": ranking_rows(result, meta),
         CALIBRATION_JSONL: calibration_text(calibration),
-        QRELS: qrels_text(qrels, meta, tiers),  # what was judged, for export-run --qrels
+        # what was judged, for export-run --qrels (the same for every arm over this index)
+        QRELS: memo.get(QRELS) or memo.setdefault(QRELS, qrels_text(qrels, meta, tiers)),
     }
     return metrics, files
 
