@@ -12,8 +12,11 @@ whole, built once under a per-key lock when two processes miss together):
   ancestors and in the fetch cache, and a manifest's recorded tree when it covers the path:
   :mod:`ingestion.evidence`), plus the code revision.  So a licence is never served from a
   copy whose evidence differs: one changed byte anywhere attribution looks is a miss.
-* ``corpora/<key>``: chunks, qrels, queries dropped as unjudgeable, file qrels and the
-  answer-scored query count.  Keyed by the corpus digest (``corpora[].sha256``, of what was
+* ``corpora/<key>``: chunks (with their structural order), qrels, queries dropped as
+  unjudgeable, file qrels and the answer-scored query count, as checked columns
+  (:mod:`harness.retrieval.bench.columns_format`: one block per column, a sha256 over all of
+  them, read back as a :class:`~harness.retrieval.bench.chunk_table.ChunkTable` without
+  building a chunk object).  Keyed by the corpus digest (``corpora[].sha256``, of what was
   loaded), the corpus name and kind, the chunking (granularity, ``--max-words``), the
   judgement policy (``--relevance-high``, ``--relevance-low``, ``--binary-relevance``) and
   the code revision.
@@ -25,7 +28,9 @@ so an edit to a loader, the chunker or the judge invalidates every entry it coul
 A prepared corpus from this cache holds the corpus *as the bench reads it*: provenance,
 file records and queries (id, text, class, how scored), without turns or documents; a
 miss returns the same form (made from the entry it wrote), so a hit and a miss give the
-same object and the same claim files.  Entries are JSON: reading one runs no code.
+same object and the same claim files.  Source entries are JSON, corpus entries columns of
+JSON values, UTF-8 text and little-endian numbers: reading one runs no code, and a damaged
+one fails its checks and is rebuilt (a miss).
 """
 
 from __future__ import annotations
