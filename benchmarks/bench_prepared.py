@@ -19,6 +19,17 @@ Rows (ratio = ours / baseline, so below 1 is faster), every side a real
   corpus for real would take longer than everything measured here), so no model is loaded.
 
 Both sides write the same claim files (checked for the last arm) before a figure counts.
+``$BENCH_PREPARED_QUERY_BATCH`` (default 1) is the sweep's and the separate benches'
+``--query-batch``: over a full-size corpus give 64, so the dense leg runs as matrix products
+(at 1 the first arm alone spends about two minutes in 2,220 single-query products).
+
+``$BENCH_PREPARED_BASELINE`` names another source tree of the product (e.g. an earlier
+revision unpacked with ``git archive REV | tar -x -C DIR``): the warm second arm and the
+sweep are then also timed with that tree, interleaved with this one, over the same corpus
+and caches, and printed as "this tree vs that tree" (its claim files must be the same
+bytes).  A floor row times ``python -m harness bench --help`` (interpreter and imports).
+Every process caches its bytecode in the benchmark's temporary folder (so no side pays
+for compiling the sources again when the environment sets ``PYTHONDONTWRITEBYTECODE``).
 """
 
 from __future__ import annotations
@@ -39,16 +50,36 @@ CLAIMS = ("metrics.json", "metrics.md", "per_query.jsonl", "rankings.jsonl", "qr
           "calibration.jsonl")
 
 
-def _env() -> dict:
+def _env(tree: Path = REPO, pycache: Path | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        filter(None, [str(tree), os.environ.get("PYTHONPATH")]))}
     env.pop("HARNESS_PREPARED_CACHE", None)
+    if pycache is not None:  # bytecode cached as in an ordinary install
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache / tree.name)
     return env
+
+
+def _baseline() -> Path | None:
+    tree = os.environ.get("BENCH_PREPARED_BASELINE")
+    if not tree:
+        return None
+    tree = Path(tree).resolve()
+    if not (tree / "harness" / "__main__.py").is_file():
+        raise RuntimeError(f"BENCH_PREPARED_BASELINE={tree} holds no harness package")
+    return tree
+
+
+def _tree_of(env) -> str:
+    """The source tree a side runs: ``python -m`` puts the working directory first on the
+    path, so each side runs from its own tree."""
+    return env["PYTHONPATH"].split(os.pathsep)[0]
 
 
 def _wall(cmd, env) -> float:
     started = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, env=env)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, env=env,
+                   cwd=_tree_of(env))
     return time.perf_counter() - started
 
 
@@ -109,25 +140,57 @@ def _corpora(folder: Path, quick: bool) -> list[tuple[str, str]]:
     return found
 
 
-def second_arm_rows(name: str, spec: str, folder: Path, repeats: int, env) -> list[dict]:
+def _phases(out: Path) -> str:
+    import json
+
+    info = json.loads((out / "runinfo.json").read_text(encoding="utf-8"))
+    parts = {k.removesuffix("_seconds"): v for k, v in info["phases"].items() if v >= 0.01}
+    return ", ".join(f"{k} {v * 1000:.0f}" for k, v in parts.items())
+
+
+def floor_rows(env) -> list[dict]:
+    """The interpreter and the bench command's imports: no arm can take less."""
+    help_cmd = [sys.executable, "-m", "harness", "bench", "--help"]
+    _wall(help_cmd, env)  # compiles and caches the bytecode
+    best = min(_wall(help_cmd, env) for _ in range(3))
+    bare = min(_wall([sys.executable, "-c", "pass"], env) for _ in range(3))
+    return [_row("floor: python -m harness bench --help (interpreter + imports) vs a bare "
+                 "interpreter, process", best, bare, None)]
+
+
+def second_arm_rows(name: str, spec: str, folder: Path, repeats: int, env,
+                    baseline_env=None) -> list[dict]:
     cache = folder / "cache"
     base = [sys.executable, "-m", "harness", "bench", "--corpus", spec, "--mode", "bm25",
             "--cache-dir", str(cache), "--control-name", "arm", "--no-progress",
             "--no-warehouse"]
-    subprocess.run(base + ["--out", str(folder / "first")], check=True, env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # prepares
-    best = {"cached": float("inf"), "uncached": float("inf")}
+    for side_env in filter(None, (env, baseline_env)):  # prepares (each tree its entries)
+        subprocess.run(base + ["--out", str(folder / "first")], check=True, env=side_env,
+                       cwd=_tree_of(side_env), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    best = {"cached": float("inf"), "uncached": float("inf"), "that": float("inf")}
     for _ in range(repeats):
         best["cached"] = min(best["cached"], _wall(base + ["--out", str(folder / "cached")], env))
         best["uncached"] = min(best["uncached"], _wall(
             base + ["--out", str(folder / "uncached"), "--no-prepared-cache"], env))
+        if baseline_env is not None:
+            best["that"] = min(best["that"], _wall(base + ["--out", str(folder / "that")],
+                                                   baseline_env))
     _same_claims(folder / "cached", folder / "uncached")
     label = (f"second BM25 arm, prepared cache warm vs --no-prepared-cache, {name}, process "
-             f"(goal: <= 2000 ms on full QMSum; this run: {best['cached'] * 1000:.0f} ms)")
-    return [_row(label, best["cached"], best["uncached"], SECOND_ARM_TARGET)]
+             f"(goal: <= 2000 ms on full QMSum; this run: {best['cached'] * 1000:.0f} ms; "
+             f"phases ms: {_phases(folder / 'cached')})")
+    rows = [_row(label, best["cached"], best["uncached"], SECOND_ARM_TARGET)]
+    if baseline_env is not None:
+        _same_claims(folder / "cached", folder / "that")
+        rows.append(_row(f"second BM25 arm, cache warm, this tree vs the baseline tree, {name}, "
+                         f"process (baseline phases ms: {_phases(folder / 'that')})",
+                         best["cached"], best["that"], None))
+    return rows
 
 
-def sweep_rows(name: str, spec: str, folder: Path, quick: bool, env) -> list[dict]:
+def sweep_rows(name: str, spec: str, folder: Path, quick: bool, env,
+               baseline_env=None) -> list[dict]:
     from harness.retrieval.bench.sweep import fusion_family
 
     cache = folder / "cache"
@@ -138,11 +201,17 @@ def sweep_rows(name: str, spec: str, folder: Path, quick: bool, env) -> list[dic
     arms_file.write_text("".join(f"{arm} {' '.join(flags)}\n" for arm, flags in arms.items()),
                          encoding="utf-8")
     filled = fill_embeddings([spec], cache)
-    shared = ["--corpus", spec, "--cache-dir", str(cache), "--no-progress", "--no-warehouse"]
+    shared = ["--corpus", spec, "--cache-dir", str(cache), "--no-progress", "--no-warehouse",
+              "--query-batch", os.environ.get("BENCH_PREPARED_QUERY_BATCH", "1")]
     sweep = [sys.executable, "-m", "harness", "sweep", "--arms", str(arms_file),
              "--out", str(folder / "sweep"), *shared]
     _wall(sweep, env)  # warms the prepared and index caches (the embeddings are filled)
+    that_sweep = [*sweep[:sweep.index("--out")], "--out", str(folder / "that"),
+                  *sweep[sweep.index("--out") + 2:]]
+    if baseline_env is not None:
+        _wall(that_sweep, baseline_env)  # the baseline tree's own prepared entries
     ours = _wall(sweep, env)
+    that = _wall(that_sweep, baseline_env) if baseline_env is not None else None
     baseline = 0.0
     for arm, flags in arms.items():
         baseline += _wall([sys.executable, "-m", "harness", "bench", *shared, *flags,
@@ -152,18 +221,27 @@ def sweep_rows(name: str, spec: str, folder: Path, quick: bool, env) -> list[dic
     label = (f"harness sweep of {len(arms)} fusion arms vs {len(arms)} separate benches, "
              f"{name}, embeddings cached ({filled:,} texts), processes "
              f"(goal: 24 arms <= 120000 ms on full QMSum)")
-    return [_row(label, ours, baseline, SWEEP_TARGET)]
+    rows = [_row(label, ours, baseline, SWEEP_TARGET)]
+    if that is not None:
+        _same_claims(folder / "sweep" / last, folder / "that" / last)
+        rows.append(_row(f"harness sweep of {len(arms)} fusion arms, this tree vs the baseline "
+                         f"tree, {name}, process", ours, that, None))
+    return rows
 
 
 def run(quick: bool) -> list[dict]:
-    env = _env()
     folder = Path(tempfile.mkdtemp(prefix="bench-prepared-"))
+    env = _env(REPO, folder / "pycache")
+    tree = _baseline()
+    baseline_env = _env(tree, folder / "pycache-baseline") if tree is not None else None
     rows = []
     try:
+        rows += floor_rows(env)
         for i, (name, spec) in enumerate(_corpora(folder / "corpora", quick)):
             work = folder / f"corpus-{i}"
-            rows += second_arm_rows(name, spec, work / "second", 2 if quick else 3, env)
-            rows += sweep_rows(name, spec, work / "sweep", quick, env)
+            rows += second_arm_rows(name, spec, work / "second", 2 if quick else 3, env,
+                                    baseline_env)
+            rows += sweep_rows(name, spec, work / "sweep", quick, env, baseline_env)
         return rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)

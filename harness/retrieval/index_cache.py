@@ -7,7 +7,11 @@ the sha256 of the indexed documents in index order (id and lexical text of each)
 ``b``, the variant, the tokeniser's description, the ``bm25s`` and numpy versions and the
 code revision (the backend, the tokeniser and this cache), so any change to any of them
 is a miss.  Published whole and built once under a per-key lock
-(:mod:`harness.retrieval.cache_store`); arrays are read with ``allow_pickle=False``.
+(:mod:`harness.retrieval.cache_store`).  A hit reads the arrays with ``allow_pickle=False``
+and checks them (:class:`harness.retrieval.backends.bm25_scores.BM25Scores`: shapes, dtypes,
+column bounds, document range, finite values; a vocabulary numbered 0 .. n-1 matching the
+columns), so an unreadable or inconsistent entry is a miss and is rebuilt, never a wrong
+score; it does not import bm25s.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ log = logging.getLogger(__name__)
 
 INDEX_FORMAT = 1
 REVISION_SOURCES = ("harness/retrieval/backends/embedded.py",
+                    "harness/retrieval/backends/bm25_scores.py",
                     "harness/retrieval/backends/tokenizer.py",
                     "harness/retrieval/index_cache.py", "harness/retrieval/cache_store.py")
 VOCAB_FILE = "vocab.json"
@@ -47,10 +52,12 @@ def _version(dist: str) -> str:
 
 def documents_sha256(docs: Sequence) -> str:
     """sha256 over ``doc_id NUL text LF`` of every document, in index order."""
-    digest = hashlib.sha256()
-    for d in docs:
-        digest.update(d.doc_id.encode("utf-8") + b"\0" + d.text.encode("utf-8") + b"\n")
-    return digest.hexdigest()
+    from harness.retrieval.backends.documents import column
+
+    parts = []
+    for doc_id, text in zip(column(docs, "doc_id"), column(docs, "text")):
+        parts += (doc_id, "\0", text, "\n")
+    return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
 
 
 def index_key(docs: Sequence, k1: float, b: float, tokenizer: dict) -> dict:
@@ -102,14 +109,11 @@ def _read(key: dict, path: Path):
         raise ValueError(f"not a readable index: {exc}") from None
     if stored != key:
         raise ValueError("its key does not match its name")
+    if not isinstance(vocab, dict) or sorted(vocab.values()) != list(range(len(vocab))):
+        raise ValueError("its vocabulary does not number its tokens 0 .. n-1")
     if (path / _EMPTY).exists():
         return vocab, None
-    import bm25s
+    from harness.retrieval.backends.bm25_scores import BM25Scores
 
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
-    try:
-        model = bm25s.BM25.load(str(path), load_vocab=True, mmap=False, allow_pickle=False,
-                                show_progress=False)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"not a readable bm25s index: {exc}") from None
-    return vocab, model
+    # bm25s's saved arrays, read and checked without importing bm25s (numba, scipy)
+    return vocab, BM25Scores.load(path, len(vocab))

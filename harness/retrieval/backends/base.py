@@ -136,20 +136,32 @@ def check_leg(leg: str) -> None:
 
 
 def ordered_for_index(docs: Sequence[IndexDoc],
-                      legs: Sequence[str]) -> tuple[list[IndexDoc], tuple[str, ...]]:
+                      legs: Sequence[str]) -> tuple[Sequence[IndexDoc], tuple[str, ...]]:
     """What every backend's ``index`` starts from: the documents in the harness's structural
     order (:func:`harness.core.doc_ids.rank_key`) and the legs in their fixed order, after
-    refusing an unknown leg, an empty document set and a duplicate id."""
+    refusing an unknown leg, an empty document set and a duplicate id.
+
+    Columnar documents (:class:`harness.retrieval.backends.documents.IndexDocs`) stay
+    columnar, and their ``order``, when they carry it, is used instead of sorting."""
     for leg in legs:
         check_leg(leg)
     if not docs:
         raise ValueError("nothing to index: no documents")
-    ordered = sorted(docs, key=lambda d: rank_key(d.doc_id, 0.0))
-    seen: set[str] = set()
-    for d in ordered:
-        if d.doc_id in seen:
-            raise ValueError(f"duplicate doc_id {d.doc_id!r} in the index")
-        seen.add(d.doc_id)
+    columns = getattr(docs, "doc_id", None)
+    ids = columns if isinstance(columns, list) else [d.doc_id for d in docs]
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for doc_id in ids:
+            if doc_id in seen:
+                raise ValueError(f"duplicate doc_id {doc_id!r} in the index")
+            seen.add(doc_id)
+    if isinstance(columns, list):
+        order = docs.order
+        if order is None:
+            order = sorted(range(len(ids)), key=lambda i: rank_key(ids[i], 0.0))
+        ordered = docs if order == list(range(len(ids))) else docs.take(order)
+    else:
+        ordered = sorted(docs, key=lambda d: rank_key(d.doc_id, 0.0))
     return ordered, tuple(leg for leg in ("bm25", "dense") if leg in legs)
 
 

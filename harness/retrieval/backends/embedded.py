@@ -1,6 +1,7 @@
 """The embedded backend (default): everything in this process, nothing to run beside it.
 
-* **BM25** with ``bm25s`` (Lucene's variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
+* **BM25** indexed with ``bm25s`` and scored from its score matrix
+  (:mod:`harness.retrieval.backends.bm25_scores`, the same float32 sums; Lucene's variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
   ``tf part = tf / (tf + k1 (1 - b + b dl/avgdl))``; Robertson & Zaragoza 2009, the
   variants compared by Kamphuis et al., ECIR 2020).  ``k1`` 1.2 and ``b`` 0.75 by default.
   Document lengths are exact (Lucene encodes them in one byte, so scores can differ from
@@ -31,6 +32,8 @@ from harness.retrieval.backends.base import (
     check_leg,
     ordered_for_index,
 )
+from harness.retrieval.backends.bm25_scores import BM25Scores
+from harness.retrieval.backends.documents import column
 from harness.retrieval.backends.tokenizer import Tokenizer
 from harness.retrieval.backends.topk import top_k, top_k_rows
 
@@ -87,10 +90,10 @@ class EmbeddedBackend(QueryEncoding, Backend):
 
     def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
         ordered, self.legs = ordered_for_index(docs, legs)
-        self.doc_ids = [d.doc_id for d in ordered]
+        self.doc_ids = list(column(ordered, "doc_id"))
         files: dict[str, list[int]] = {}
-        for pos, d in enumerate(ordered):
-            files.setdefault(d.file_id, []).append(pos)
+        for pos, file_id in enumerate(column(ordered, "file_id")):
+            files.setdefault(file_id, []).append(pos)
         self._file_positions = {f: np.asarray(p, dtype=np.int64) for f, p in files.items()}
         if "bm25" in self.legs:
             self._index_bm25(ordered)
@@ -104,6 +107,8 @@ class EmbeddedBackend(QueryEncoding, Backend):
                                                             self._build_bm25)
         else:
             self._vocab, self._bm25 = self._build_bm25(docs)
+        if self._bm25 is not None and not isinstance(self._bm25, BM25Scores):
+            self._bm25 = BM25Scores.from_model(self._bm25)  # built here, not read from a cache
 
     def _build_bm25(self, docs: Sequence[IndexDoc]):
         """``(vocabulary, bm25s model or None when no document has a token)``."""
@@ -111,9 +116,10 @@ class EmbeddedBackend(QueryEncoding, Backend):
 
         vocab: dict[str, int] = {}
         corpus_ids: list[list[int]] = []
-        for d in _progress(docs, len(docs), "indexing bm25", self.progress):
+        texts = column(docs, "text")
+        for text in _progress(texts, len(texts), "indexing bm25", self.progress):
             ids = []
-            for token in self.tokenizer(d.text):
+            for token in self.tokenizer(text):
                 tid = vocab.get(token)
                 if tid is None:
                     tid = vocab[token] = len(vocab)
@@ -129,7 +135,7 @@ class EmbeddedBackend(QueryEncoding, Backend):
     def _index_dense(self, docs: Sequence[IndexDoc]) -> None:
         if self.encoder is None:
             raise ValueError("the dense leg needs an embedding encoder")
-        vectors = self.encoder.encode_documents([d.embedded_text for d in docs])
+        vectors = self.encoder.encode_documents(list(column(docs, "embedded_text")))
         self._vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self._labels = [self.encoder.label] * len(docs)
 
@@ -174,7 +180,7 @@ class EmbeddedBackend(QueryEncoding, Backend):
         ids = self.bm25_query_ids(query.text)
         if not ids or self._bm25 is None:
             return []
-        scores = self._bm25.get_scores_from_ids(ids)
+        scores = self._bm25.scores(ids)
         positions = None if query.files is None else self._positions(query.files)
         pos, vals = top_k(scores, k, positions, positive_only=True)
         return self._as_list(pos, vals)

@@ -17,9 +17,14 @@ DESCRIPTION = ("lowercase; regex tokens (?u)\\b\\w\\w+\\b; English stop set "
                "(Lucene's 33 words, bm25s STOPWORDS_EN); no stemming")
 
 
-def stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
+#: Lucene's English stop set as bm25s ships it (``bm25s.stopwords.STOPWORDS_EN``), written out
+#: so tokenising never imports bm25s (and numba with it); a test keeps the two equal
+STOPWORDS_EN = ("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
+                "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the",
+                "their", "then", "there", "these", "they", "this", "to", "was", "will", "with")
 
+
+def stopwords() -> frozenset[str]:
     return frozenset(STOPWORDS_EN)
 
 

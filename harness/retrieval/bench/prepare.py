@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from harness.retrieval.backends.base import IndexDoc, SearchQuery
+from harness.retrieval.backends.documents import IndexDocs
+from harness.retrieval.bench.chunk_table import ChunkTable
 from harness.core.records import Chunk, Query
 
 log = logging.getLogger(__name__)
@@ -22,7 +24,8 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class PreparedCorpus:
     corpus: object  # ingestion.corpus.Corpus
-    chunks: tuple[Chunk, ...]
+    #: a tuple of chunks, or the same chunks as columns (:class:`ChunkTable`, from the cache)
+    chunks: Sequence[Chunk]
     #: rank-scored queries, by id
     queries: dict[str, Query]
     #: query_id -> doc_id -> grade, for the queries that can be scored at this granularity
@@ -42,6 +45,15 @@ class PreparedCorpus:
     def tier(self) -> str:
         return self.corpus.source.tier
 
+    def chunk_column(self, name: str) -> list:
+        """One field of every chunk, in chunk order."""
+        if isinstance(self.chunks, ChunkTable):
+            return self.chunks.column(name)
+        return [getattr(c, name) for c in self.chunks]
+
+    def file_ids(self) -> set[str]:
+        return set(self.chunk_column("file_id"))
+
     def gold_files(self, query_id: str) -> tuple[str, ...]:
         return tuple(sorted(f for f, r in self.file_qrels.get(query_id, {}).items() if r > 0))
 
@@ -57,7 +69,7 @@ class PreparedCorpus:
             "sha256": src.sha256,
             "citation": src.citation,
             "registry_source": src.registry_source,
-            "files": len({c.file_id for c in self.chunks}),
+            "files": len(self.file_ids()),
             "chunks": len(self.chunks),
             "queries_rank_scored": len(self.queries),
             "queries_answer_scored": self.answer_queries,
@@ -90,7 +102,7 @@ def check_disjoint(prepared: Sequence[PreparedCorpus]) -> None:
         if p.name in names:
             raise ValueError(f"corpus name {p.name!r} given twice")
         names[p.name] = p
-        for file_id in {c.file_id for c in p.chunks}:
+        for file_id in sorted(p.file_ids()):
             if file_id in files:
                 raise ValueError(f"file id {file_id!r} occurs in corpora {files[file_id]!r} and "
                                  f"{p.name!r}; one index cannot hold both")
@@ -108,25 +120,39 @@ def header(chunk: Chunk, files: dict) -> str:
     A file without a title uses the chunk's title, else its id; an undated file says
     ``undated``; an empty roster says ``unknown``.
     """
-    record = files.get(chunk.file_id)
-    title = (record.title if record is not None else None) or chunk.title or chunk.file_id
+    return _header(chunk.file_id, chunk.title, files)
+
+
+def _header(file_id: str, chunk_title: str | None, files: dict) -> str:
+    record = files.get(file_id)
+    title = (record.title if record is not None else None) or chunk_title or file_id
     date = (record.recorded_date if record is not None else None) or "undated"
     roster = ", ".join(record.roster) if record is not None and record.roster else "unknown"
     return f"{title} | {date} | participants: {roster}"
 
 
-def index_docs(prepared: Sequence[PreparedCorpus], embed_header: bool) -> list[IndexDoc]:
+def index_docs(prepared: Sequence[PreparedCorpus], embed_header: bool) -> IndexDocs:
     """Every chunk of every corpus as an :class:`IndexDoc` (header on the embedded text
-    only: BM25 indexes the chunk text as it is)."""
-    docs = []
+    only: BM25 indexes the chunk text as it is), held as columns
+    (:class:`harness.retrieval.backends.documents.IndexDocs`); one corpus whose chunks know
+    their structural order passes it on."""
+    names = ("doc_id", "file_id", "text", "chunk_index", "doc_type", "speaker", "start", "end")
+    cols: dict[str, list] = {name: [] for name in names}
+    embedded: list[str] = []
     for p in prepared:
-        files = {f.file_id: f for f in p.corpus.files}
-        for c in p.chunks:
-            embedded = f"{header(c, files)}\n\n{c.text}" if embed_header else c.text
-            docs.append(IndexDoc(c.doc_id, c.file_id, c.text, embedded, chunk_index=c.chunk_index,
-                                 doc_type=c.doc_type, speaker=c.speaker, start=c.start,
-                                 end=c.end))
-    return docs
+        for name in names:
+            cols[name].extend(p.chunk_column(name))
+        if embed_header:
+            files = {f.file_id: f for f in p.corpus.files}
+            embedded.extend(f"{_header(file_id, title, files)}\n\n{text}" for file_id, title, text
+                            in zip(p.chunk_column("file_id"), p.chunk_column("title"),
+                                   p.chunk_column("text")))
+    order = None
+    if len(prepared) == 1 and isinstance(prepared[0].chunks, ChunkTable):
+        order = prepared[0].chunks.order
+    return IndexDocs(cols["doc_id"], cols["file_id"], cols["text"],
+                     embedded if embed_header else None, cols["chunk_index"], cols["doc_type"],
+                     cols["speaker"], cols["start"], cols["end"], order=order)
 
 
 def search_queries(prepared: Sequence[PreparedCorpus], gold_scope: bool) -> list[SearchQuery]:

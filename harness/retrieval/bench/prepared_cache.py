@@ -12,8 +12,11 @@ whole, built once under a per-key lock when two processes miss together):
   ancestors and in the fetch cache, and a manifest's recorded tree when it covers the path:
   :mod:`ingestion.evidence`), plus the code revision.  So a licence is never served from a
   copy whose evidence differs: one changed byte anywhere attribution looks is a miss.
-* ``corpora/<key>``: chunks, qrels, queries dropped as unjudgeable, file qrels and the
-  answer-scored query count.  Keyed by the corpus digest (``corpora[].sha256``, of what was
+* ``corpora/<key>``: chunks (with their structural order), qrels, queries dropped as
+  unjudgeable, file qrels and the answer-scored query count, as checked columns
+  (:mod:`harness.retrieval.bench.columns_format`: one block per column, a sha256 over all of
+  them, read back as a :class:`~harness.retrieval.bench.chunk_table.ChunkTable` without
+  building a chunk object).  Keyed by the corpus digest (``corpora[].sha256``, of what was
   loaded), the corpus name and kind, the chunking (granularity, ``--max-words``), the
   judgement policy (``--relevance-high``, ``--relevance-low``, ``--binary-relevance``) and
   the code revision.
@@ -25,22 +28,29 @@ so an edit to a loader, the chunker or the judge invalidates every entry it coul
 A prepared corpus from this cache holds the corpus *as the bench reads it*: provenance,
 file records and queries (id, text, class, how scored), without turns or documents; a
 miss returns the same form (made from the entry it wrote), so a hit and a miss give the
-same object and the same claim files.  Entries are JSON: reading one runs no code.
+same object and the same claim files.  Source entries are JSON, corpus entries columns of
+JSON values, UTF-8 text and little-endian numbers: reading one runs no code, and a damaged
+one fails its checks and is rebuilt (a miss).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Sequence
 
 from harness.core import settings
 from harness.core.canonical import sha256_file
-from harness.core.records import Chunk, Query
+from harness.core.records import Query
+from harness.retrieval.bench import columns_format
+from harness.retrieval.bench.chunk_table import FIELDS as CHUNK_FIELDS
+from harness.retrieval.bench.chunk_table import ChunkTable, structural_order
 from harness.retrieval.bench.prepare import PreparedCorpus, prepare_corpus
 from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, source_files, \
     source_revision
@@ -48,13 +58,16 @@ from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, 
 log = logging.getLogger(__name__)
 
 #: bump when an entry's layout changes
-PREPARED_FORMAT = 1
+PREPARED_FORMAT = 2
 #: what makes a prepared entry (their sha256 is the code revision in every key)
 REVISION_SOURCES = ("ingestion/**/*.py", "harness/core/*.py", "harness/core/pins/*",
                     "harness/retrieval/bench/prepare.py",
                     "harness/retrieval/bench/prepared_cache.py",
+                    "harness/retrieval/bench/columns_format.py",
+                    "harness/retrieval/bench/chunk_table.py",
                     "harness/retrieval/cache_store.py")
-_CHUNK_FIELDS = tuple(f.name for f in dataclasses.fields(Chunk))
+#: chunk fields no bench step reads after judging: decoded only if a chunk object is built
+_LAZY_FIELDS = ("turn_indexes", "turn_fractions")
 _QUERY_FIELDS = ("query_id", "text", "query_class", "corpus", "scored_on")
 
 
@@ -98,10 +111,34 @@ def _manifest_trees(manifest: Path, path: Path) -> list[Path]:
     return trees
 
 
-def _tree(path: Path) -> str:
-    from ingestion.digest import tree_sha256
+def tree_digest(root: Path) -> str:
+    """:func:`ingestion.digest.tree_sha256`'s digest (sha256 over ``relpath NUL sha256 LF``
+    of every regular file, hidden parts skipped, symbolic links to folders not followed,
+    sorted by relative POSIX path), walked with ``os.scandir`` (about 3x faster on 1,850
+    meeting files; tested equal)."""
+    found: list[tuple[str, str]] = []
+    pending = [(str(root), "")]
+    while pending:
+        folder, rel = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                name = f"{rel}{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{name}/"))
+                elif entry.is_file():  # follows a link to a file, as Path.is_file does
+                    found.append((name, entry.path))
+    digest = hashlib.sha256()
+    for name, path in sorted(found):
+        with open(path, "rb") as handle:
+            digest.update(f"{name}\0{hashlib.sha256(handle.read()).hexdigest()}\n"
+                          .encode("utf-8"))
+    return digest.hexdigest()
 
-    return sha256_file(path) if path.is_file() else tree_sha256(path)[0]
+
+def _tree(path: Path) -> str:
+    return sha256_file(path) if path.is_file() else tree_digest(path)
 
 
 def source_key(spec: str, name: str | None = None) -> dict | None:
@@ -152,22 +189,58 @@ def _light_corpus(payload: dict):
                   queries=queries)
 
 
-def _prepared_payload(p: PreparedCorpus) -> dict:
-    columns = {name: [getattr(c, name) for c in p.chunks] for name in _CHUNK_FIELDS}
-    return {"chunks": columns, "rank_queries": list(p.queries), "qrels": p.qrels,
-            "dropped": list(p.dropped), "file_qrels": p.file_qrels,
-            "answer_queries": p.answer_queries}
+def _flat_qrels(prefix: str, qrels: dict) -> dict[str, list]:
+    """A ``{query: {doc: grade}}`` mapping as four columns, in its own iteration order."""
+    docs, grades = [], []
+    for judged in qrels.values():
+        docs.extend(judged)
+        grades.extend(judged.values())
+    return {f"{prefix}.queries": list(qrels), f"{prefix}.counts": [len(d) for d in qrels.values()],
+            f"{prefix}.docs": docs, f"{prefix}.grades": grades}
 
 
-def _revive(corpus, payload: dict) -> PreparedCorpus:
-    cols = payload["chunks"]
-    cols["turn_indexes"] = [tuple(v) for v in cols["turn_indexes"]]
-    cols["turn_fractions"] = [tuple(v) for v in cols["turn_fractions"]]
-    chunks = tuple(Chunk(*row) for row in zip(*(cols[name] for name in _CHUNK_FIELDS)))
+def _nested_qrels(prefix: str, cols) -> dict[str, dict]:
+    queries, counts = cols[f"{prefix}.queries"], cols[f"{prefix}.counts"]
+    docs, grades = cols[f"{prefix}.docs"], cols[f"{prefix}.grades"]
+    if len(queries) != len(counts) or sum(counts) != len(docs) or len(docs) != len(grades) \
+            or any(n < 0 for n in counts):
+        raise ValueError(f"{prefix}: counts do not match its judgements")
+    out, at = {}, 0
+    for query_id, n in zip(queries, counts):
+        out[query_id] = dict(zip(docs[at:at + n], grades[at:at + n]))
+        at += n
+    return out
+
+
+def _prepared_payload(p: PreparedCorpus) -> dict[str, list]:
+    """The columns of a ``corpora`` entry (:mod:`harness.retrieval.bench.columns_format`)."""
+    table = p.chunks if isinstance(p.chunks, ChunkTable) else ChunkTable.from_chunks(p.chunks)
+    columns = {f"chunk.{name}": table.column(name) for name in CHUNK_FIELDS}
+    columns["chunk.order"] = table.order if table.order is not None else \
+        structural_order(columns["chunk.doc_id"])
+    columns.update(_flat_qrels("qrels", p.qrels))
+    columns.update(_flat_qrels("file_qrels", p.file_qrels))
+    columns["rank_queries"] = list(p.queries)
+    columns["dropped"] = list(p.dropped)
+    columns["answer_queries"] = [p.answer_queries]
+    return columns
+
+
+def _revive(corpus, cols) -> PreparedCorpus:
+    """The prepared corpus an entry's columns hold (``ValueError`` when they do not fit
+    together or name a query the corpus lacks)."""
+    rows = cols.rows["chunk.doc_id"]
+    chunks = ChunkTable({name: (cols[f"chunk.{name}"] if name not in _LAZY_FIELDS else
+                                functools.partial(cols.__getitem__, f"chunk.{name}"))
+                         for name in CHUNK_FIELDS}, rows, order=cols["chunk.order"])
     by_id = {q.query_id: q for q in corpus.queries}
-    queries = {query_id: by_id[query_id] for query_id in payload["rank_queries"]}
-    return PreparedCorpus(corpus, chunks, queries, payload["qrels"], tuple(payload["dropped"]),
-                          payload["file_qrels"], payload["answer_queries"])
+    try:
+        queries = {query_id: by_id[query_id] for query_id in cols["rank_queries"]}
+    except KeyError as exc:
+        raise ValueError(f"its queries name {exc} that the corpus does not hold") from None
+    (answer,) = cols["answer_queries"]
+    return PreparedCorpus(corpus, chunks, queries, _nested_qrels("qrels", cols),
+                          tuple(cols["dropped"]), _nested_qrels("file_qrels", cols), answer)
 
 
 def _encode(key: dict, payload: dict) -> bytes:
@@ -186,6 +259,23 @@ def _reader(key: dict):
         if not isinstance(doc, dict) or doc.get("key") != key or "payload" not in doc:
             raise ValueError("its key does not match its name")
         return doc["payload"]
+    return read
+
+
+def _prepared_reader(key: dict, corpus):
+    """Read a ``corpora`` entry into a :class:`PreparedCorpus` (None when absent,
+    ``ValueError`` when damaged: the cache rebuilds it)."""
+    def read(path: Path):
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ValueError(f"not readable: {exc}") from None
+        try:
+            return _revive(corpus, columns_format.decode(data, key))
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"its columns do not fit together: {exc!r}") from None
     return read
 
 
@@ -233,16 +323,23 @@ class PreparedCache:
             if full.source.sha256 != light.source.sha256:
                 raise ValueError(f"corpus {spec}: its files changed while it was being "
                                  "prepared; run again")
-            return _prepared_payload(prepare_corpus(full, granularity, policy, max_words))
+            return columns_format.encode(pkey, _prepared_payload(
+                prepare_corpus(full, granularity, policy, max_words)))
 
-        # written, then read back as a hit reads it: a miss and a hit give the same object
-        payload, report["prepared"] = get_or_build(
-            self.corpora, pdigest, _reader(pkey), build,
-            lambda value: self.corpora.publish_bytes(pdigest, _encode(pkey, value)))
+        # the entry is built as bytes, published, then read as a hit reads it: a miss and a
+        # hit give the same object
+        read = _prepared_reader(pkey, light)
+        built = {}
+
+        def publish(data: bytes) -> None:
+            self.corpora.publish_bytes(pdigest, data)
+            built["prepared"] = read(self.corpora.path(pdigest))
+
+        value, report["prepared"] = get_or_build(self.corpora, pdigest, read, build, publish)
         if report["prepared"] == "miss":
-            payload = json.loads(_encode(pkey, payload))["payload"]
+            value = built["prepared"]
         report.update(corpus=light.name, corpus_sha256=light.source.sha256, key=pdigest)
-        return _revive(light, payload), report
+        return value, report
 
 
 def prepare_run(cfg, corpora: Sequence | None, policy) -> tuple[list[PreparedCorpus], dict]:

@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -147,6 +147,8 @@ class OpenIndex:
     policy: object
     #: hits and misses of the prepared-corpus and index caches (runinfo.json)
     cache: dict
+    #: what every arm over this index derives alike (the judgements, qrels.jsonl), made once
+    memo: dict = field(default_factory=dict)
 
 
 @contextmanager
@@ -185,8 +187,7 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         backend.prepare_queries(queries)
         phases["query_embedding_seconds"] = time.perf_counter() - tick
         yield OpenIndex(prepared, backend, encoder, provenance,
-                        DocFiles({d.doc_id: d.file_id for d in docs}),
-                        {d.doc_id: d.text for d in docs},
+                        DocFiles(zip(docs.doc_id, docs.file_id)), dict(zip(docs.doc_id, docs.text)),
                         queries, None if reranker is None else _LockedReranker(reranker), policy,
                         cache)
     finally:
@@ -227,7 +228,7 @@ def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *
     tick = time.perf_counter()
     metrics, files = _score_and_report(cfg, ix.prepared, measures, lists, calib, ix.doc_file,
                                        ix.policy, backend_block, ix.provenance, ix.encoder,
-                                       reranker)
+                                       reranker, ix.memo)
     metrics = system_claim(metrics, backend_block, repeats, lambda again: _score_and_report(
         cfg, ix.prepared, measures, again, again, ix.doc_file, ix.policy, backend_block,
         ix.provenance, ix.encoder, reranker)[0].rows)
@@ -300,17 +301,24 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 
         bar = tqdm(total=len(queries), desc=f"retrieving ({cfg.mode}, {cfg.stage})",
                    unit="query", dynamic_ncols=True)
+    def done(batch, out, ms) -> None:
+        for query_id, (final, head) in out.items():
+            lists[query_id] = final
+            calib[query_id] = head
+        latency[batch[0].query_id] = (len(out), ms)
+        if bar is not None:
+            bar.update(len(out))
+
     try:
-        with one_blas_thread(), ThreadPoolExecutor(max_workers=cfg.workers) as pool:
-            futures = {pool.submit(one_batch, b): b for b in batches}
-            for future in as_completed(futures):
-                out, ms = future.result()
-                for query_id, (final, head) in out.items():
-                    lists[query_id] = final
-                    calib[query_id] = head
-                latency[futures[future][0].query_id] = (len(out), ms)
-                if bar is not None:
-                    bar.update(len(out))
+        with one_blas_thread():
+            if cfg.workers <= 1:  # in this thread: no hand-over of the GIL per batch
+                for batch in batches:
+                    done(batch, *one_batch(batch))
+            else:
+                with ThreadPoolExecutor(max_workers=cfg.workers) as pool:
+                    futures = {pool.submit(one_batch, b): b for b in batches}
+                    for future in as_completed(futures):
+                        done(futures[future], *future.result())
     finally:
         if bar is not None:
             bar.close()
@@ -320,8 +328,8 @@ def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, rer
 # --------------------------------------------------------------------------- scoring
 
 
-def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, calib,
-                      doc_file, policy, backend_block, provenance, encoder, reranker):
+def _judgements(prepared: Sequence[PreparedCorpus]):
+    """``(qrels, file_qrels, meta, corpus_of, shared_tier, tiers)`` of the indexed corpora."""
     qrels: dict[str, dict[str, int]] = {}
     file_qrels: dict[str, dict[str, int]] = {}
     meta: dict[str, QueryMeta] = {}
@@ -338,6 +346,18 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
     shared_tier = index_tier_of(prepared)
     #: every corpus's numbers are as restrictive as the index they were retrieved from
     tiers = {p.name: most_restrictive_tier([p.tier, shared_tier]) for p in prepared}
+    return qrels, file_qrels, meta, corpus_of, shared_tier, tiers
+
+
+def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, calib,
+                      doc_file, policy, backend_block, provenance, encoder, reranker,
+                      memo: dict | None = None):
+    """The claim and its files for one arm; ``memo`` keeps what every arm over the same
+    prepared corpora derives alike (the judgements and ``qrels.jsonl``)."""
+    memo = {} if memo is None else memo
+    if "judgements" not in memo:
+        memo["judgements"] = _judgements(prepared)
+    qrels, file_qrels, meta, corpus_of, shared_tier, tiers = memo["judgements"]
     file_of = doc_file.__getitem__
     preserve = cfg.stage == "rerank" or bool(
         (backend_block.get("system_under_test") or {}).get("preserve_order"))
@@ -383,7 +403,7 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "corpora": sorted(p.name for p in prepared),
         "tier": shared_tier,
         "documents": backend_block.get("documents"),
-        "files": sum(len({c.file_id for c in p.chunks}) for p in prepared),
+        "files": sum(len(p.file_ids()) for p in prepared),
         **provenance,
         "embedding_model": encoder.encoder.describe() if encoder is not None else None,
         "embedded_text": (f"{HEADER_TEMPLATE}\n\n{{chunk text}}" if cfg.embed_header
@@ -414,7 +434,8 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         "per_query": per_query_rows(result, meta, tiers),
         "rankings": ranking_rows(result, meta),
         CALIBRATION_JSONL: calibration_text(calibration),
-        QRELS: qrels_text(qrels, meta, tiers),  # what was judged, for export-run --qrels
+        # what was judged, for export-run --qrels (the same for every arm over this index)
+        QRELS: memo.get(QRELS) or memo.setdefault(QRELS, qrels_text(qrels, meta, tiers)),
     }
     return metrics, files
 
