@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from harness.claims.calibration import (CALIBRATION_JSONL, K_MAX, CalibrationRow, validate_row)
-from harness.core.canonical import canonical_line
+from harness.core.canonical import canonical_lines
 from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
 
 
@@ -66,7 +66,7 @@ def _sorted_checked(rows: Iterable[Mapping]) -> list[dict]:
 
 def calibration_text(rows: Iterable[Mapping]) -> str:
     """Canonical JSONL text of ``rows``, sorted by (corpus, query_id), each line validated."""
-    return "".join(canonical_line(r) + "\n" for r in _sorted_checked(rows))
+    return canonical_lines(_sorted_checked(rows))
 
 
 def write_calibration_rows(path, rows: Iterable[Mapping]) -> Path:

@@ -69,6 +69,26 @@ class CalibrationRow:
         }
 
 
+def _finite(value: float) -> bool:
+    """Whether ``value`` is a finite double (an integer too large for one is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _finite_sum(values: list) -> bool:
+    try:
+        return math.isfinite(sum(values))
+    except OverflowError:
+        return False
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def validate_row(obj: object, path: b.SourceName = "<calibration row>",
                  line: int | None = None) -> CalibrationRow:
     """A :class:`CalibrationRow` from a decoded line, or FormatError naming the field."""
@@ -98,19 +118,23 @@ def validate_row(obj: object, path: b.SourceName = "<calibration row>",
         fail("scores", f"must be a list of numbers, got {type(scores).__name__}")
     if len(scores) > K_MAX:
         fail("scores", f"holds {len(scores)} candidates; at most K_MAX = {K_MAX}")
-    for i, value in enumerate(scores):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            fail(f"scores[{i}]", f"must be a finite number, got {value!r}")
+    # every element at once (a finite sum: no value is infinite or NaN); one by one only to
+    # name the first bad one
+    if not (set(map(type, scores)) <= {float, int} and _finite_sum(scores)):
+        for i, value in enumerate(scores):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+                fail(f"scores[{i}]", f"must be a finite number, got {_short(value)}")
     relevant = obj["relevant"]
     if not isinstance(relevant, list) or len(relevant) != len(scores):
         fail("relevant", f"must be a list of {len(scores)} booleans (one per score)")
-    for i, value in enumerate(relevant):
-        if not isinstance(value, bool):
-            fail(f"relevant[{i}]", f"must be true or false, got {value!r}")
+    if not set(map(type, relevant)) <= {bool}:
+        for i, value in enumerate(relevant):
+            if not isinstance(value, bool):
+                fail(f"relevant[{i}]", f"must be true or false, got {value!r}")
     rank = obj["first_relevant_rank"]
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
         fail("first_relevant_rank", f"must be a positive integer or null, got {rank!r}")
-    first_in_list = next((i + 1 for i, r in enumerate(relevant) if r), None)
+    first_in_list = relevant.index(True) + 1 if True in relevant else None
     if first_in_list is not None and rank != first_in_list:
         fail("first_relevant_rank",
              f"is {rank!r} but the first relevant candidate in 'relevant' is at rank {first_in_list}")
@@ -118,7 +142,7 @@ def validate_row(obj: object, path: b.SourceName = "<calibration row>",
         fail("first_relevant_rank",
              f"is {rank} but 'relevant' marks no relevant candidate among the first {len(scores)}")
     return CalibrationRow(obj["corpus"], obj["tier"], obj["query_id"], cls, obj["stage"],
-                          tuple(float(s) for s in scores), tuple(relevant), rank, line or 0)
+                          tuple(map(float, scores)), tuple(relevant), rank, line or 0)
 
 
 @dataclasses.dataclass(frozen=True)

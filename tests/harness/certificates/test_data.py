@@ -135,3 +135,18 @@ def test_loaded_run_carries_its_id_and_checksum(tmp_path):
     run = load_calibration_run(out)
     assert len(run.rows) == 30 and run.stage == "rerank"
     assert len(run.run_id) == 64 and len(run.calibration_sha256) == 64
+
+
+@pytest.mark.parametrize("bad, field, shown", [
+    (10 ** 400, "scores[1]", "must be a finite number, got 1000000000"),  # beyond any double
+    (True, "scores[1]", "got True"), ("0.5", "scores[1]", "got '0.5'"),
+    (float("inf"), "scores[1]", "got inf")])
+def test_a_bad_score_is_named_by_its_index(bad, field, shown):
+    from harness.claims.calibration import validate_row
+    from harness.core.formats import FormatError
+
+    row = {"corpus": "c", "tier": "A", "query_id": "q", "query_class": None, "stage": "retrieve",
+           "scores": [0.5, bad], "relevant": [False, True], "first_relevant_rank": 2}
+    with pytest.raises(FormatError, match=shown) as info:
+        validate_row(row, "calibration.jsonl", 7)
+    assert (info.value.line, info.value.field) == (7, field)

@@ -211,3 +211,18 @@ def test_long_columns_of_few_values_match():
     rows = [{"rank": i % 100 + 1, "score": 1 - i / 20000, "query_id": f"q{i // 100}",
              "corpus": "c", "doc_id": f"d{i}"} for i in range(20000)]
     assert canonical_lines(rows) == ref.reference_lines(rows)
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.lists(st.sampled_from(EDGE_FLOATS + TIES), max_size=6),
+                          st.lists(st.booleans(), max_size=6),
+                          st.lists(st.one_of(st.booleans(), st.floats(allow_nan=False),
+                                             st.integers()), max_size=3)),
+                min_size=1, max_size=20))
+def test_list_columns_match(lists):
+    """Columns of float lists, of boolean lists and of mixed lists (a certificate's
+    calibration rows), formatted a column at a time, against the previous writer."""
+    rows = [{"scores": a, "relevant": b, "mixed": c} for a, b, c in lists]
+    same(canonical_lines, ref.reference_lines, rows)
+    floats_and_flags = [{"scores": a, "relevant": b} for a, b, _ in lists]
+    assert canonical_lines(floats_and_flags) == ref.reference_lines(floats_and_flags)
