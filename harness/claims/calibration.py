@@ -77,7 +77,7 @@ def _finite(value: float) -> bool:
         return False
 
 
-def _finite_sum(values: list) -> bool:
+def _finite_sum(values: list[float]) -> bool:
     try:
         return math.isfinite(sum(values))
     except OverflowError:
