@@ -1,7 +1,8 @@
 """The embedded backend (default): everything in this process, nothing to run beside it.
 
 * **BM25** indexed with ``bm25s`` and scored from its score matrix
-  (:mod:`harness.retrieval.backends.bm25_scores`, the same float32 sums; Lucene's variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
+  (:mod:`harness.retrieval.backends.bm25_scores`, the same float32 sums; Lucene's
+  variant: ``idf = ln(1 + (N - df + 0.5)/(df + 0.5))``,
   ``tf part = tf / (tf + k1 (1 - b + b dl/avgdl))``; Robertson & Zaragoza 2009, the
   variants compared by Kamphuis et al., ECIR 2020).  ``k1`` 1.2 and ``b`` 0.75 by default.
   Document lengths are exact (Lucene encodes them in one byte, so scores can differ from
