@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import Sequence
 
-from harness.retrieval.backends.base import IndexDoc, SearchQuery
+from harness.retrieval.backends.base import SearchQuery
 from harness.retrieval.backends.documents import IndexDocs
 from harness.retrieval.bench.chunk_table import ChunkTable
 from harness.core.records import Chunk, Query
