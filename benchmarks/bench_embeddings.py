@@ -23,27 +23,17 @@ from __future__ import annotations
 import os
 import random
 import time
-from pathlib import Path
+
+from benchmarks import qmsum_val, row
 
 SEED = 20260812
-REPO = Path(__file__).resolve().parents[1]
 BATCH = 32
-
-
-def _qmsum_val() -> Path | None:
-    path = Path(os.environ.get("QMSUM_VAL") or REPO.parent / "shared" / "data" / "qmsum-val")
-    return path if (path / "data").is_dir() else None
-
-
-def _row(label, ours, baseline, unit, ratio, target, ok) -> dict:
-    return {"benchmark": label, "ours": ours, "baseline": baseline, "unit": unit,
-            "ratio": None if ratio is None else round(ratio, 3), "target": target, "ok": ok}
 
 
 def _sets(quick: bool) -> dict[str, list[str]]:
     rng = random.Random(SEED)
     n_long, n_short = (48, 128) if quick else (128, 256)
-    val = _qmsum_val()
+    val = qmsum_val()
     if val is not None:
         from ingestion import load_corpus
         from ingestion.chunking import chunk_corpus
@@ -94,10 +84,10 @@ def run(quick: bool) -> list[dict]:
         raw = rates["raw fp32"]
         for name in encoders:
             naive, aware = rates[f"{name} naive"], rates[f"{name} length-aware"]
-            rows.append(_row(f"{name} naive, {set_name} ({len(texts)} texts; x raw fp32)",
+            rows.append(row(f"{name} naive, {set_name} ({len(texts)} texts; x raw fp32)",
                              round(naive, 1), round(raw, 1), "texts/s", naive / raw, None, None))
             target = 2.0 if name == "minilm-onnx-int8" and set_name.startswith("full") else None
-            rows.append(_row(f"{name} length-aware, {set_name} ({len(texts)} texts; x raw "
+            rows.append(row(f"{name} length-aware, {set_name} ({len(texts)} texts; x raw "
                              "fp32)", round(aware, 1), round(raw, 1), "texts/s", aware / raw,
                              target, None if target is None else aware / raw >= target))
     return rows

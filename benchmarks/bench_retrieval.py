@@ -35,18 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import qmsum_val, row
+
 SEED = 20260812
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _qmsum_val() -> Path | None:
-    path = Path(os.environ.get("QMSUM_VAL") or REPO.parent / "shared" / "data" / "qmsum-val")
-    return path if (path / "data").is_dir() else None
-
-
-def _row(label, ours, baseline, unit, ratio, target, ok) -> dict:
-    return {"benchmark": label, "ours": ours, "baseline": baseline, "unit": unit,
-            "ratio": None if ratio is None else round(ratio, 3), "target": target, "ok": ok}
 
 
 def _zipf_corpus(rng: random.Random, docs: int, queries: int):
@@ -69,7 +60,7 @@ def bench_bm25(quick: bool) -> dict:
     rng = random.Random(SEED)
     n_docs, n_queries = (10_000, 40) if quick else (20_000, 237)
     source = "generated Zipfian corpus"
-    val = _qmsum_val()
+    val = qmsum_val()
     if val is not None:
         from ingestion import load_corpus
         from ingestion.chunking import chunk_corpus
@@ -108,7 +99,7 @@ def bench_bm25(quick: bool) -> dict:
     per_ours = t_ours / len(queries) * 1000
     per_theirs = t_theirs / len(queries) * 1000
     ratio = per_theirs / per_ours
-    return _row(f"BM25 per query vs rank_bm25 ({len(texts)} docs, {source}; x faster)",
+    return row(f"BM25 per query vs rank_bm25 ({len(texts)} docs, {source}; x faster)",
                 round(per_ours, 4), round(per_theirs, 3), "ms/query", ratio, 50.0, ratio >= 50)
 
 
@@ -169,7 +160,7 @@ def bench_dense(quick: bool) -> dict:
         bare()
         t_bare = min(t_bare, time.perf_counter() - started)
     ratio = t_ours / t_bare
-    return _row(f"dense exact search, {n_queries} q x {n_docs} x {dim}, top {k} vs bare numpy "
+    return row(f"dense exact search, {n_queries} q x {n_docs} x {dim}, top {k} vs bare numpy "
                 "matmul + argpartition (x slower)", round(t_ours, 3), round(t_bare, 3), "s",
                 ratio, 2.0, ratio <= 2)
 
@@ -184,10 +175,10 @@ def _hybrid_qmsum(quick: bool) -> dict:
     from harness.retrieval.bench.config import BenchConfig
     from harness.retrieval.bench.runner import run_bench
 
-    val = _qmsum_val()
+    val = qmsum_val()
     label = "hybrid rrf-60 per query, QMSum validation split, cached MiniLM embeddings"
     if val is None:
-        return _row(label + " (skipped: split not found)", None, None, "ms/query", None, 5.0,
+        return row(label + " (skipped: split not found)", None, None, "ms/query", None, 5.0,
                     None)
     spec = f"qmsum:{val / 'data' / 'Committee'}" if quick else f"qmsum:{val}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -202,7 +193,7 @@ def _hybrid_qmsum(quick: bool) -> dict:
     per_query = info["phases"]["retrieval_seconds"] / n * 1000
     assert info["embedding"]["texts_embedded"] == 0, "the timed run must be fully cached"
     scope = "Committee domain" if quick else "all domains"
-    return _row(f"{label} ({scope}, {outcome.metrics['index']['documents']} chunks, {n} "
+    return row(f"{label} ({scope}, {outcome.metrics['index']['documents']} chunks, {n} "
                 f"queries, batches of {BATCH})", round(per_query, 3), None, "ms/query", None, 5.0,
                 per_query <= 5)
 
@@ -239,7 +230,7 @@ def _hybrid_synthetic(quick: bool) -> dict:
     started = time.perf_counter()
     retrieve_queries(cfg, backend, queries, doc_file, doc_text, None)
     per_query = (time.perf_counter() - started) / len(queries) * 1000
-    return _row(f"hybrid rrf-60 per query, synthetic corpus ({len(docs)} chunks, "
+    return row(f"hybrid rrf-60 per query, synthetic corpus ({len(docs)} chunks, "
                 f"{len(queries)} queries in batches of {BATCH}; random 384-d vectors)", round(per_query, 3),
                 None, "ms/query", None, 5.0, per_query <= 5)
 
@@ -254,7 +245,7 @@ def bench_embedding(quick: bool) -> dict:
 
     n = 256 if quick else 2048
     rng = random.Random(SEED)
-    val = _qmsum_val()
+    val = qmsum_val()
     if val is not None:
         from ingestion import load_corpus
         from ingestion.chunking import chunk_corpus
@@ -280,7 +271,7 @@ def bench_embedding(quick: bool) -> dict:
         t_raw = min(t_raw, time.perf_counter() - started)
     ours_rate, raw_rate = len(texts) / t_ours, len(texts) / t_raw
     ratio = ours_rate / raw_rate
-    return _row(f"MiniLM embedding rate, encoder + cold cache vs raw encode ({len(texts)} "
+    return row(f"MiniLM embedding rate, encoder + cold cache vs raw encode ({len(texts)} "
                 "texts; x of raw rate)", round(ours_rate, 1), round(raw_rate, 1), "texts/s",
                 ratio, 0.9, ratio >= 0.9)
 

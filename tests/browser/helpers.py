@@ -29,6 +29,31 @@ def require_chromium():
     return pytest.importorskip("playwright.sync_api")
 
 
+@contextmanager
+def launched_chromium(**launch) -> Iterator:
+    """Debian's headless Chromium driven by Playwright (``launch``: more launch options, e.g.
+    a proxy), closed on the way out; a skip naming what is missing."""
+    sync_api = require_chromium()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                             **launch)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def served_fixture_warehouse(root: Path) -> Iterator[tuple[str, dict]]:
+    """The pages' fixture warehouse built in ``root`` and served on 127.0.0.1; yields
+    ``(base url, what build() returned)``."""
+    from tests.pages.fixture_warehouse import build
+
+    built = build(root)
+    with serve_dashboard(built["db"]) as base:
+        yield base, built
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -20,31 +20,23 @@ import pytest
 
 from dashboard import PAGES
 
-from tests.browser.helpers import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, require_chromium,
-                                   serve_dashboard, wait_settled)
+from tests.browser.helpers import (ARTIFACTS, REPO, launched_chromium, served_fixture_warehouse,
+                                   wait_settled)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = require_chromium()
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, browser):
     """The fixture warehouse served by ``streamlit run app.py``; yields (base url, db, root)."""
-    from tests.pages.fixture_warehouse import build
-
     root = tmp_path_factory.mktemp("browser")
-    built = build(root)
-    with serve_dashboard(built["db"]) as base:
+    with served_fixture_warehouse(root) as (base, built):
         yield base, built["db"], root
 
 

@@ -10,12 +10,13 @@ scrolling.
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.browser.helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_dashboard
+from tests.browser.helpers import ARTIFACTS, launched_chromium, served_fixture_warehouse
 from tests.browser.helpers import wait_settled as _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -23,29 +24,26 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def chromium():
-    sync_api = require_chromium()
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, chromium):
     """The fixture warehouse served by streamlit; yields (base url, built fixture)."""
-    from tests.pages.fixture_warehouse import build
-
-    built = build(tmp_path_factory.mktemp("publishing-browser"))
-    with serve_dashboard(built["db"]) as base:
-        yield base, built
+    with served_fixture_warehouse(tmp_path_factory.mktemp("publishing-browser")) as found:
+        yield found
 
 
+@contextmanager
 def _tab(chromium, width: int, height: int):
+    """A new tab at ``width`` x ``height`` in a fresh context, closed on the way out."""
     context = chromium.new_context(viewport={"width": width, "height": height},
                                    accept_downloads=True)
-    return context, context.new_page()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _open_results(tab, base: str) -> None:
@@ -79,8 +77,7 @@ def _download(tab, label: str) -> bytes:
 
 def test_the_exports_hold_the_numbers_the_screen_shows_with_a_control(served, chromium):
     base, _ = served
-    context, tab = _tab(chromium, 1440, 2000)
-    try:
+    with _tab(chromium, 1440, 2000) as tab:
         _open_results(tab, base)
         _choose(tab, "Control run (deltas)", "control")
         heading = tab.locator("[data-testid='stHeadingWithActionElements'] h3").first
@@ -90,8 +87,6 @@ def test_the_exports_hold_the_numbers_the_screen_shows_with_a_control(served, ch
         assert head == ["run", "class", "nDCG@10", "nDCG@10 Δ"]
         md = _download(tab, "Download Markdown").decode("utf-8")
         frame = pd.read_csv(io.BytesIO(_download(tab, "Download CSV")))
-    finally:
-        context.close()
     exported = {}
     for line in md.splitlines()[2:]:
         if not line.startswith("| "):
@@ -129,8 +124,7 @@ def test_the_exports_hold_the_numbers_the_screen_shows_with_a_control(served, ch
 
 def test_tables_offer_no_toolbar_download(served, chromium):
     base, _ = served
-    context, tab = _tab(chromium, 1366, 768)
-    try:
+    with _tab(chromium, 1366, 768) as tab:
         _open_results(tab, base)
         frame = tab.locator("[data-testid='stDataFrame']").first
         frame.hover()
@@ -142,14 +136,11 @@ def test_tables_offer_no_toolbar_download(served, chromium):
         assert "Search" in labels or "Fullscreen" in labels, labels
         assert not any("download" in (label or "").lower() for label in labels), labels
         assert tab.get_by_role("button", name="Download as CSV").count() == 0
-    finally:
-        context.close()
 
 
 def test_the_publishable_view_says_what_it_withholds(served, chromium):
     base, _ = served
-    context, tab = _tab(chromium, 1366, 768)
-    try:
+    with _tab(chromium, 1366, 768) as tab:
         _open_results(tab, base)
         note = tab.get_by_text("1 run / 1 corpus withheld (not tier A): secretcorpus",
                                exact=False)
@@ -159,15 +150,12 @@ def test_the_publishable_view_says_what_it_withholds(served, chromium):
             "Internal (every tier; never publish)", exact=True).click()
         _settled(tab)
         assert tab.get_by_text("withheld (not tier A)", exact=False).count() == 0
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width,height", [(1366, 768), (1920, 1080)])
 def test_the_headline_table_fits_without_horizontal_scrolling(served, chromium, width, height):
     base, _ = served
-    context, tab = _tab(chromium, width, height)
-    try:
+    with _tab(chromium, width, height) as tab:
         _open_results(tab, base)
         _choose(tab, "Control run (deltas)", "control")
         frame = tab.locator("[data-testid='stDataFrame']").first
@@ -179,14 +167,11 @@ def test_the_headline_table_fits_without_horizontal_scrolling(served, chromium, 
         assert page[0] <= page[1], f"the page scrolls sideways: {page}"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         tab.screenshot(path=str(ARTIFACTS / f"results-{width}x{height}.png"))
-    finally:
-        context.close()
 
 
 def test_the_compare_scatter_is_square_with_counts_printed(served, chromium):
     base, _ = served
-    context, tab = _tab(chromium, 1366, 768)
-    try:
+    with _tab(chromium, 1366, 768) as tab:
         tab.goto(f"{base}/compare")
         tab.get_by_role("heading", name="Compare two runs", level=1).wait_for(timeout=60_000)
         chart = tab.locator("svg.marks").first
@@ -201,5 +186,3 @@ def test_the_compare_scatter_is_square_with_counts_printed(served, chromium):
         assert tab.get_by_text("queries at this point").count() == 1
         # the full run names under the choice
         assert tab.get_by_text("A: control (run ", exact=False).count() == 1
-    finally:
-        context.close()

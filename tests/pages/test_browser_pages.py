@@ -22,8 +22,7 @@ import pytest
 from dashboard import PAGES
 
 from tests.browser import helpers
-from tests.browser.helpers import ARTIFACTS, CHROMIUM, require_chromium, serve_dashboard
-from tests.browser.helpers import wait_settled
+from tests.browser.helpers import ARTIFACTS, launched_chromium, served_fixture_warehouse, wait_settled
 
 CHROMIUM_ARGS = [*helpers.CHROMIUM_ARGS, "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-features=AutofillServerCommunication,OptimizationHints,Translate"]
@@ -76,25 +75,16 @@ def proxy():
 
 @pytest.fixture(scope="module")
 def browser(proxy):
-    sync_api = require_chromium()
-    with sync_api.sync_playwright() as playwright:
-        # everything but loopback goes to the recording proxy
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
-            proxy={"server": f"http://127.0.0.1:{proxy[0]}", "bypass": "127.0.0.1"})
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    # everything but loopback goes to the recording proxy
+    with launched_chromium(proxy={"server": f"http://127.0.0.1:{proxy[0]}",
+                                  "bypass": "127.0.0.1"}) as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, browser):
     """The fixture warehouse served by ``streamlit run app.py``; yields the base URL."""
-    from tests.pages.fixture_warehouse import build
-
-    built = build(tmp_path_factory.mktemp("browser-pages"))
-    with serve_dashboard(built["db"]) as base:
+    with served_fixture_warehouse(tmp_path_factory.mktemp("browser-pages")) as (base, _):
         yield base
 
 

@@ -28,17 +28,23 @@ def test_batched_samples_are_one_per_batch_and_labelled():
     assert block["sample_unit"] == "batch mean over up to 64 queries"
 
 
-def test_bench_times_every_query_by_default(tmp_path):
+def _bench_latency(tmp_path, seed: int, meetings: int) -> tuple[dict, dict]:
+    """``(runinfo.json's retrieval_latency_ms, metrics.json)`` of a BM25 bench over a
+    synthetic corpus."""
     from ingestion.synthetic import generate
 
-    corpus = generate(seed=2, meetings=12, out_dir=tmp_path / "syn")
+    corpus = generate(seed=seed, meetings=meetings, out_dir=tmp_path / "syn")
     out = tmp_path / "run"
     assert main(["bench", "--corpus", f"synthetic:{corpus}", "--mode", "bm25", "--out", str(out),
                  "--no-warehouse", "--no-progress"]) == 0
-    latency = json.loads((out / "runinfo.json").read_text())["retrieval_latency_ms"]
-    scored = json.loads((out / "metrics.json").read_text())["judgements"]["queries_scored"]
+    return (json.loads((out / "runinfo.json").read_text())["retrieval_latency_ms"],
+            json.loads((out / "metrics.json").read_text()))
+
+
+def test_bench_times_every_query_by_default(tmp_path):
+    latency, metrics = _bench_latency(tmp_path, seed=2, meetings=12)
     assert latency["sample_unit"] == "query"
-    assert len(latency["samples"]) == latency["queries"] >= scored
+    assert len(latency["samples"]) == latency["queries"] >= metrics["judgements"]["queries_scored"]
 
 
 def test_blas_is_held_to_one_thread_while_queries_are_timed():
@@ -60,11 +66,5 @@ def test_blas_is_held_to_one_thread_while_queries_are_timed():
 
 
 def test_bench_records_the_blas_threads_it_timed_with(tmp_path):
-    from ingestion.synthetic import generate
-
-    corpus = generate(seed=3, meetings=6, out_dir=tmp_path / "syn")
-    out = tmp_path / "run"
-    assert main(["bench", "--corpus", f"synthetic:{corpus}", "--mode", "bm25", "--out", str(out),
-                 "--no-warehouse", "--no-progress"]) == 0
-    latency = json.loads((out / "runinfo.json").read_text())["retrieval_latency_ms"]
+    latency, _ = _bench_latency(tmp_path, seed=3, meetings=6)
     assert latency["blas_threads"] == 1
