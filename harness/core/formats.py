@@ -15,7 +15,9 @@ or infinite scores, non-integer relevance and empty files are all refused, and s
 
 How they are fast: a file is read whole (a JSONL file in blocks of lines) and checked a
 column at a time; only when a check fails is it read again line by line
-(``_located_*``), which finds the first bad line and names it.  A result therefore comes
+(``_located_*``), which finds the first bad line and names it.  JSONL blocks and a TREC
+run's scores are read by orjson where it can (:mod:`harness.core.fast_json`), which gives
+the standard decoder's values wherever the readers use it.  A result therefore comes
 only from input that the line-by-line reader accepts too.  The garbage collector is
 paused while a file's records are built (:func:`gc_paused`): they hold no reference cycles,
 and a collection every few hundred new containers costs more than the parsing itself.
@@ -36,6 +38,7 @@ from operator import itemgetter, lt, ne
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
+from harness.core.fast_json import JOINT as _JOINT, decimal_floats, file_blocks
 from harness.core.records import Qrel, RankedDocs, ScoredDoc
 
 #: the relevance labels every reader accepts (a signed 32-bit integer)
@@ -227,7 +230,8 @@ def _add_judgement(judgements, seen_lines, path, line, query_id, doc_id, relevan
 
 
 def _finish_qrels(path, judgements) -> QrelsFile:
-    negative = sum(sum(map((0).__gt__, docs.values())) for docs in judgements.values())
+    negative = sum(sum(map((0).__gt__, docs.values())) for docs in judgements.values()
+                   if docs and min(docs.values()) < 0)  # most queries have none: min is cheaper
     return QrelsFile(str(path), judgements, negative)
 
 
@@ -277,15 +281,17 @@ def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
     """Scores from text (``texts``: all ``str``) or JSON numbers (the fast path's check),
     or None when any would be refused (or needs a closer look: magnitudes from 2^53 on)."""
     kinds = {str} if texts else set(map(type, values))
-    if kinds == {str}:
-        if "_" in "".join(values):
+    scores = decimal_floats(values) if kinds == {str} else None
+    if scores is None:
+        if kinds == {str}:
+            if "_" in "".join(values):
+                return None
+        elif not kinds <= {float, int}:
             return None
-    elif not kinds <= {float, int}:
-        return None
-    try:
-        scores = list(map(float, values))
-    except (ValueError, OverflowError):
-        return None
+        try:
+            scores = list(map(float, values))
+        except (ValueError, OverflowError):
+            return None
     if (not math.isfinite(sum(scores)) or max(scores) >= EXACT_INTEGER
             or min(scores) <= -EXACT_INTEGER):
         return None
@@ -497,10 +503,6 @@ def _decoded(lines: list[str]) -> list | None:
     return list(map(itemgetter(0), found))
 
 
-#: JSON strings put between the lines of a block read as one array (see :func:`_together`)
-_JOINT = "harness-jsonl-joint-7f3a9c"
-
-
 def _together(lines: list[str]) -> list | None:
     """``json.loads`` of every line, read as one JSON array (one call, and its keys read
     once), or None.
@@ -708,23 +710,36 @@ def _ids(objects: list[dict], name: str) -> list[str] | None:
     return None if "" in values else values
 
 
+def _field_columns(blocks: Iterable[list | None], fields: tuple[str, str, str]):
+    """``(query ids, doc ids, third field values)`` of blocks of JSON values, or None
+    where a block is None or a value is not an object with ids in both id fields."""
+    columns: list[list] = [[], [], []]
+    for objects in blocks:
+        if objects is None or set(map(type, objects)) != {dict}:
+            return None
+        query_ids, doc_ids = _ids(objects, fields[0]), _ids(objects, fields[1])
+        if query_ids is None or doc_ids is None:
+            return None
+        columns[0] += query_ids
+        columns[1] += doc_ids
+        try:
+            columns[2] += map(itemgetter(fields[2]), objects)
+        except KeyError:
+            return None
+    return columns if columns[0] else None
+
+
 def _fast_jsonl(path, fields: tuple[str, str, str]):
     """``(query ids, doc ids, third field values)`` of a JSONL file, or None where the
-    line-by-line reader must look."""
-    columns: list[list] = [[], [], []]
+    line-by-line reader must look.  orjson reads it first
+    (:mod:`harness.core.fast_json`), the standard decoder where orjson cannot."""
+    columns = _field_columns(file_blocks(path, _JSONL_BLOCK), fields)
+    if columns is not None:
+        return columns
     try:
-        for _numbers, objects in _jsonl_blocks(path):
-            if set(map(type, objects)) != {dict}:
-                return None
-            query_ids, doc_ids = _ids(objects, fields[0]), _ids(objects, fields[1])
-            if query_ids is None or doc_ids is None:
-                return None
-            columns[0] += query_ids
-            columns[1] += doc_ids
-            columns[2] += map(itemgetter(fields[2]), objects)
-    except (FormatError, KeyError):
+        return _field_columns((objects for _numbers, objects in _jsonl_blocks(path)), fields)
+    except FormatError:
         return None
-    return columns
 
 
 def read_jsonl_qrels(path) -> QrelsFile:
