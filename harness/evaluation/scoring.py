@@ -101,6 +101,13 @@ def _where(query_id) -> str:
     return "ranking" if query_id is None else f"ranking of query {query_id!r}"
 
 
+def _pair_list(docs) -> bool:
+    """Whether ``docs`` is a non-empty list of ``(doc_id, score)`` tuples (what the bench's
+    backends return)."""
+    return (type(docs) is list and bool(docs) and set(map(type, docs)) == {tuple}
+            and set(map(len, docs)) == {2})
+
+
 def _as_pairs(docs, query_id=None) -> list[tuple[str, float]]:
     """``[(doc_id, score)]`` from ScoredDocs, ``(doc_id, score)`` pairs, a dict or
     :class:`RankedDocs`."""
@@ -112,6 +119,8 @@ def _as_pairs(docs, query_id=None) -> list[tuple[str, float]]:
                              f"{len(docs.scores)} scores")
         return list(zip(docs.doc_ids, docs.scores))
     docs = docs if isinstance(docs, list) else list(docs)
+    if _pair_list(docs):
+        return list(docs)
     if docs and set(map(type, docs)) == {ScoredDoc}:
         if query_id is not None:
             others = set(map(_QUERY_OF, docs)) - {query_id}

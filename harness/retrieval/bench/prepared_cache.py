@@ -11,7 +11,10 @@ whole, built once under a per-key lock when two processes miss together):
   attribution may consult outside it (licence files and fetch manifests in the path's
   ancestors and in the fetch cache, and a manifest's recorded tree when it covers the path:
   :mod:`ingestion.evidence`), plus the code revision.  So a licence is never served from a
-  copy whose evidence differs: one changed byte anywhere attribution looks is a miss.
+  copy whose evidence differs: one changed byte anywhere attribution looks is a miss.  The
+  sha256 of the files under the path are remembered by their status in
+  ``file-digests.json`` (:mod:`harness.retrieval.bench.file_digests`): a file is read
+  again unless nobody has changed it since.
 * ``corpora/<key>``: chunks (with their structural order), qrels, queries dropped as
   unjudgeable, file qrels and the answer-scored query count, as checked columns
   (:mod:`harness.retrieval.bench.columns_format`: one block per column, a sha256 over all of
@@ -51,6 +54,7 @@ from harness.core.records import Query
 from harness.retrieval.bench import columns_format
 from harness.retrieval.bench.chunk_table import FIELDS as CHUNK_FIELDS
 from harness.retrieval.bench.chunk_table import ChunkTable, structural_order
+from harness.retrieval.bench.file_digests import FileDigests
 from harness.retrieval.bench.prepare import PreparedCorpus, prepare_corpus
 from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, source_files, \
     source_revision
@@ -59,6 +63,8 @@ log = logging.getLogger(__name__)
 
 #: bump when an entry's layout changes
 PREPARED_FORMAT = 2
+#: the sha256 of source files remembered between runs (harness.retrieval.bench.file_digests)
+DIGESTS_FILE = "file-digests.json"
 #: what makes a prepared entry (their sha256 is the code revision in every key)
 REVISION_SOURCES = ("ingestion/**/*.py", "harness/core/*.py", "harness/core/pins/*",
                     "harness/retrieval/bench/prepare.py",
@@ -111,11 +117,12 @@ def _manifest_trees(manifest: Path, path: Path) -> list[Path]:
     return trees
 
 
-def tree_digest(root: Path) -> str:
+def tree_digest(root: Path, digests: FileDigests | None = None) -> str:
     """:func:`ingestion.digest.tree_sha256`'s digest (sha256 over ``relpath NUL sha256 LF``
     of every regular file, hidden parts skipped, symbolic links to folders not followed,
     sorted by relative POSIX path), walked with ``os.scandir`` (about 3x faster on 1,850
-    meeting files; tested equal)."""
+    meeting files; tested equal).  ``digests`` remembers each file's sha256 between runs
+    (:mod:`harness.retrieval.bench.file_digests`)."""
     found: list[tuple[str, str]] = []
     pending = [(str(root), "")]
     while pending:
@@ -129,21 +136,25 @@ def tree_digest(root: Path) -> str:
                     pending.append((entry.path, f"{name}/"))
                 elif entry.is_file():  # follows a link to a file, as Path.is_file does
                     found.append((name, entry.path))
+    if digests is None:
+        digests = FileDigests(None)
     digest = hashlib.sha256()
     for name, path in sorted(found):
-        with open(path, "rb") as handle:
-            digest.update(f"{name}\0{hashlib.sha256(handle.read()).hexdigest()}\n"
-                          .encode("utf-8"))
+        digest.update(f"{name}\0{digests.sha256(path)}\n".encode("utf-8"))
     return digest.hexdigest()
 
 
-def _tree(path: Path) -> str:
-    return sha256_file(path) if path.is_file() else tree_digest(path)
+def _tree(path: Path, digests: FileDigests | None = None) -> str:
+    if path.is_file():
+        return sha256_file(path) if digests is None else digests.sha256(str(path))
+    return tree_digest(path, digests)
 
 
-def source_key(spec: str, name: str | None = None) -> dict | None:
+def source_key(spec: str, name: str | None = None,
+               digests: FileDigests | None = None) -> dict | None:
     """The source fingerprint of ``KIND:PATH`` (module docstring); None when PATH does not
-    exist (the loader then says so in its own words)."""
+    exist (the loader then says so in its own words).  ``digests`` remembers the sha256 of
+    the files under PATH between runs."""
     from ingestion.loaders import parse_spec
 
     kind, raw = parse_spec(spec)
@@ -156,7 +167,7 @@ def source_key(spec: str, name: str | None = None) -> dict | None:
         if found.name == "manifest.json":
             trees += [[str(t), _tree(t)] for t in _manifest_trees(found, path) if t != path]
     return {"entry": "source", "format": PREPARED_FORMAT, "kind": kind, "path": str(path),
-            "name": name, "tree": _tree(path), "evidence": evidence, "manifest_trees": trees,
+            "name": name, "tree": _tree(path, digests), "evidence": evidence, "manifest_trees": trees,
             "data_dir": str(settings.data_dir()), "revision": code_revision()}
 
 
@@ -289,6 +300,7 @@ class PreparedCache:
         self.root = Path(root)
         self.sources = KeyedStore(self.root, "sources")
         self.corpora = KeyedStore(self.root, "corpora")
+        self.digests = FileDigests(self.root / DIGESTS_FILE)
 
     def prepare(self, spec: str | None, corpus, granularity: str, policy,
                 max_words: int) -> tuple[PreparedCorpus, dict]:
@@ -304,7 +316,10 @@ class PreparedCache:
                 loaded["corpus"] = load_corpus(spec)
             return loaded["corpus"]
 
-        skey = source_key(spec) if corpus is None else None
+        skey = None
+        if corpus is None:
+            skey = source_key(spec, digests=self.digests)
+            self.digests.save()
         if corpus is None and skey is None:  # no such path: the loader says so in its words
             corpus = load()
         if skey is not None:
