@@ -316,14 +316,25 @@ class Columns(Sequence[dict]):
         return f"Columns({len(self)} rows: {', '.join(self.names)})"
 
 
+def _constant(values) -> bool:
+    """Whether every value is the first, as a string, None or a boolean (of one type: for
+    ``==``, ``True`` is ``1``): the column's text is then the first value's."""
+    first = values[0]
+    return (type(first) in (str, bool, type(None)) and values.count(first) == len(values)
+            and set(map(type, values)) == {type(first)})
+
+
 def _interleaved(names, columns) -> str:
     """JSONL text of rows given as (non-empty) columns under sorted string ``names``."""
     # each key, then its column's texts; a column of one text joins the keys around it,
     # so each row is assembled from as few pieces as possible
     pieces: list = []  # a str (the same in every row) or a list (one text per row)
     for i, (name, values) in enumerate(zip(names, columns)):
-        texts = _column(values)
         pieces.append(("{" if i == 0 else ",") + _encode_str(name) + ":")
+        if _constant(values):
+            pieces.append(_column(values[:1])[0])
+            continue
+        texts = _column(values)
         pieces.append(texts[0] if texts.count(texts[0]) == len(texts) else texts)
     pieces.append("}\n")
     merged: list = []

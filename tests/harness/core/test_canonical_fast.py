@@ -226,3 +226,17 @@ def test_list_columns_match(lists):
     same(canonical_lines, ref.reference_lines, rows)
     floats_and_flags = [{"scores": a, "relevant": b} for a, b, _ in lists]
     assert canonical_lines(floats_and_flags) == ref.reference_lines(floats_and_flags)
+
+
+@pytest.mark.parametrize("column", [
+    ["B"] * 50, [None] * 50, [True] * 50, [False] * 50,
+    [True] * 49 + [1], [1] + [True] * 49, [1] * 49 + [1.0], [False] * 49 + [0],
+    ["B"] * 49 + ["b"], [None] * 49 + [False], ["1"] * 49 + [1], [0.0] * 49 + [-0.0],
+])
+def test_columns_of_one_value_match(column):
+    """A column whose values all compare equal to the first is one text only when they are
+    one value of one type (True == 1 == 1.0 for ``==``)."""
+    rows = [{"a": value, "i": i} for i, value in enumerate(column)]
+    assert canonical_lines(rows) == ref.reference_lines(rows)
+    assert canonical_lines(canonical.Columns({"a": column, "i": list(range(len(column)))})) \
+        == ref.reference_lines(rows)
