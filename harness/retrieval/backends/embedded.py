@@ -78,7 +78,9 @@ class EmbeddedBackend(QueryEncoding, Backend):
         self.tokenizer = Tokenizer()
         self.legs: tuple[str, ...] = ()
         self.doc_ids: list[str] = []
-        self._file_positions: dict[str, np.ndarray] = {}
+        #: file id -> positions of its documents (made on first use: only gold-files runs)
+        self._file_positions: dict[str, np.ndarray] | None = {}
+        self._file_ids: Sequence[str] = ()
         self._bm25 = None
         self._vocab: dict[str, int] = {}
         self._vectors: np.ndarray | None = None
@@ -92,10 +94,8 @@ class EmbeddedBackend(QueryEncoding, Backend):
     def index(self, docs: Sequence[IndexDoc], legs: Sequence[str]) -> None:
         ordered, self.legs = ordered_for_index(docs, legs)
         self.doc_ids = list(column(ordered, "doc_id"))
-        files: dict[str, list[int]] = {}
-        for pos, file_id in enumerate(column(ordered, "file_id")):
-            files.setdefault(file_id, []).append(pos)
-        self._file_positions = {f: np.asarray(p, dtype=np.int64) for f, p in files.items()}
+        self._file_ids = column(ordered, "file_id")
+        self._file_positions = None  # made when a query is first limited to files
         if "bm25" in self.legs:
             self._index_bm25(ordered)
         if "dense" in self.legs:
@@ -154,6 +154,11 @@ class EmbeddedBackend(QueryEncoding, Backend):
     # ------------------------------------------------------------------ search
 
     def _positions(self, files: tuple[str, ...]) -> np.ndarray:
+        if self._file_positions is None:
+            found: dict[str, list[int]] = {}
+            for pos, file_id in enumerate(self._file_ids):
+                found.setdefault(file_id, []).append(pos)
+            self._file_positions = {f: np.asarray(p, dtype=np.int64) for f, p in found.items()}
         parts = [self._file_positions[f] for f in files if f in self._file_positions]
         if not parts:
             return np.zeros(0, dtype=np.int64)

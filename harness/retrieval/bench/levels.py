@@ -21,14 +21,12 @@ FILE_MEASURES: tuple[str, ...] = ("Success@1", "Success@5", "R@10", "MRR")
 def first_occurrence(ranking: Sequence[tuple[str, float]],
                      file_of: Callable[[str], str]) -> list[tuple[str, float]]:
     """Files in order of their first document in ``ranking`` (with that document's score)."""
-    seen: set[str] = set()
-    out = []
-    for doc_id, value in ranking:
-        file_id = file_of(doc_id)
-        if file_id not in seen:
-            seen.add(file_id)
-            out.append((file_id, value))
-    return out
+    if not ranking:
+        return []
+    doc_ids, values = zip(*ranking)
+    files = list(map(file_of, doc_ids))
+    first = dict(zip(reversed(files), reversed(values)))  # the earliest document's value wins
+    return [(file_id, first[file_id]) for file_id in dict.fromkeys(files)]
 
 
 def file_level_result(chunk_result: ScoreResult, file_qrels: Mapping[str, Mapping[str, int]],
@@ -48,8 +46,8 @@ def file_level_result(chunk_result: ScoreResult, file_qrels: Mapping[str, Mappin
                          "a query set")
     run = {}
     for q in queries:
-        files = first_occurrence(chunk_result.rankings.get(q, []), file_of)
-        run[q] = [(f, float(len(files) - i)) for i, (f, _) in enumerate(files)]
+        files = [f for f, _ in first_occurrence(chunk_result.rankings.get(q, []), file_of)]
+        run[q] = list(zip(files, map(float, range(len(files), 0, -1))))
     return score({q: dict(file_qrels[q]) for q in queries}, run, measures, binary=True,
                  preserve_order=True)
 
