@@ -21,6 +21,7 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -54,10 +55,9 @@ def documents_sha256(docs: Sequence) -> str:
     """sha256 over ``doc_id NUL text LF`` of every document, in index order."""
     from harness.retrieval.backends.documents import column
 
-    parts = []
-    for doc_id, text in zip(column(docs, "doc_id"), column(docs, "text")):
-        parts += (doc_id, "\0", text, "\n")
-    return hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
+    ids, texts = column(docs, "doc_id"), column(docs, "text")
+    joined = "".join(chain.from_iterable(zip(ids, repeat("\0"), texts, repeat("\n"))))
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
 def index_key(docs: Sequence, k1: float, b: float, tokenizer: dict) -> dict:
