@@ -19,13 +19,14 @@ that value (both round correctly), and the one ``float`` call per text is saved.
 
 from __future__ import annotations
 
-from typing import Iterator
+from os import PathLike
+from typing import Any, Iterator
 
 #: joins lines where some line holds ``""`` (see :func:`harness.core.formats._together`)
 JOINT = "harness-jsonl-joint-7f3a9c"
 
 
-def block_values(data: bytes) -> list | None:
+def block_values(data: bytes) -> list[Any] | None:
     """One value per line of ``data`` (whole lines, ending in a newline but perhaps the
     last; no byte-order mark), or None where any line is blank or not exactly one value,
     or orjson refuses the block, or orjson is not installed."""
@@ -48,10 +49,11 @@ def block_values(data: bytes) -> list | None:
     lines = body.count(b"\n") + 1
     if len(values) != 2 * lines - 1 or values[1::2].count(joint) != lines - 1:
         return None
-    return values[0::2]
+    out: list[Any] = values[0::2]
+    return out
 
 
-def file_blocks(path, block_bytes: int) -> Iterator[list | None]:
+def file_blocks(path: str | PathLike[str], block_bytes: int) -> Iterator[list[Any] | None]:
     """:func:`block_values` of each block of about ``block_bytes`` of lines of the file
     (its byte-order mark dropped); a None ends the blocks (so does a file that cannot be
     opened, at once)."""
@@ -89,4 +91,5 @@ def decimal_floats(texts: list[str]) -> list[float] | None:
     # join texts again (brackets, braces, quotes) yields a value that is not a float
     if len(values) != len(texts) or set(map(type, values)) != {float}:
         return None
-    return values
+    floats: list[float] = values
+    return floats
