@@ -19,14 +19,24 @@ torch's version are part of the model's ``weights_sha256`` (what keys its cached
 names it in an index), next to the base's weights digest and the derivation: vectors from
 another CPU path are another model's, never served from the cache and refused when mixed.
 
-Batching (measured on full-length QMSum turns, 256 tokens, on two shared Sapphire Rapids
-cores, texts/s against raw fp32 ``SentenceTransformer.encode`` at batch 32 in the same run):
-bfloat16 at batch 8 ran fastest (batches of 16 and 32 slower: a larger batch's activations
-leave the cache between the projections and the attention), so :data:`DEFAULT_BATCH` is 8.
-A row's vector can depend on the rest of its padded batch by bfloat16 rounding (cosine
-0.9999 or more), so batches are always formed by the length order
-(:mod:`harness.retrieval.embeddings.batching`: longest first, ties by position) and the same
-texts give byte-identical vectors run to run.
+Batching: by token budget over the length order
+(:mod:`harness.retrieval.embeddings.batching`): a batch holds at most
+:data:`BATCH_TOKENS` padded tokens (texts x longest) and :data:`DEFAULT_BATCH` texts, so 8
+full-length turns (256 tokens) or up to 64 short ones.  Measured on two shared Sapphire
+Rapids cores (texts/s against raw fp32 ``SentenceTransformer.encode`` at batch 32, side by
+side; ratios move by 2x between runs on a shared machine): on full-length turns fixed
+batches of 8-12 ran fastest (2.3-3.2x; 4 and 32 slower: per-call overhead, and a larger
+batch's activations leaving the cache), and the budget of 8 x 256 matches them there; on a
+sample of chunks as indexed and on short texts the budget ran 1.2-1.9x faster than fixed
+batches of 8 (fewer, fuller calls for short texts).  Tried and dropped: bfloat16 products
+with fp32 outputs (oneDNN's bf16 math mode for fp32 matmuls) and bfloat16 linear layers
+without autocast (attention in fp32): no closer to fp32 (cosine mean 0.99998 all three) and
+slower; the difference is bfloat16's 8-bit mantissa on the products' inputs.
+
+A row's vector can depend on the rest of its padded batch by bfloat16 rounding (measured:
+cosine 0.99999 against the same text alone), so batches are always formed by the length
+order (longest first, ties by position) and the same texts give byte-identical vectors run
+to run; one or two torch threads give the same bytes.
 """
 
 from __future__ import annotations
@@ -43,8 +53,11 @@ from harness.retrieval.embeddings.encoders import (Encoder, offline_transformers
                                                    transformer_lengths)
 from harness.retrieval.embeddings.profiles import ModelProfile
 
-#: texts per batch (module docstring: fastest on full-length turns)
-DEFAULT_BATCH = 8
+#: padded tokens per batch: 8 full-length turns (module docstring: fastest on them)
+BATCH_TOKENS = 2048
+
+#: texts per batch at most (short texts; module docstring)
+DEFAULT_BATCH = 64
 
 #: what stays in fp32 (recorded in provenance)
 KEPT_FP32 = ("embeddings", "layer_norm", "softmax_accumulation", "residual_sums",
@@ -83,7 +96,9 @@ def bf16_digest(profile: ModelProfile, base_sha256: str, torch_version: str,
 
 class Bf16Encoder(Encoder):
     """``bf16``: the base transformer, bfloat16 ``nn.Linear`` under CPU autocast (module
-    docstring); loaded on the first text."""
+    docstring), batched by :data:`BATCH_TOKENS`; loaded on the first text."""
+
+    max_batch_tokens = BATCH_TOKENS
 
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int = DEFAULT_BATCH):
         super().__init__(profile, path, batch_size)
@@ -133,4 +148,5 @@ class Bf16Encoder(Encoder):
         return {**super().describe(), "base_weights_sha256": self.base_weights_sha256,
                 "runtime": {"name": "torch", "torch": self.torch_version},
                 "isa": self.isa, "kept_fp32": list(KEPT_FP32),
-                "batching": f"length-aware, {self.batch_size} texts per batch"}
+                "batching": (f"length-aware, at most {self.max_batch_tokens} padded tokens "
+                             f"and {self.batch_size} texts per batch")}

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from harness.core import heavy
-from harness.retrieval.embeddings.bf16_encoder import DEFAULT_BATCH, bf16_digest, isa_path
+from harness.retrieval.embeddings.bf16_encoder import (BATCH_TOKENS, DEFAULT_BATCH, bf16_digest,
+                                                       isa_path)
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
 from harness.retrieval.embeddings.models import load_encoder, open_encoders
 from harness.retrieval.embeddings.profiles import (DEFAULT_MODEL, DERIVED_KINDS, PROFILES,
@@ -67,7 +68,7 @@ def test_the_profile_is_derived_and_loads_offline(bf16):
     profile = resolve_profile("minilm-bf16")
     assert profile.kind == "bf16" and profile.kind in DERIVED_KINDS
     assert profile.base == DEFAULT_MODEL and profile.source == f"profile:{DEFAULT_MODEL}"
-    assert bf16.batch_size == DEFAULT_BATCH == 8
+    assert (bf16.batch_size, bf16.max_batch_tokens) == (DEFAULT_BATCH, BATCH_TOKENS) == (64, 2048)
     vectors = bf16.encode(TEXTS)
     assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
