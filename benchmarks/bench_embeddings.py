@@ -8,14 +8,17 @@ kept (the machine is shared, so contention only slows a variant down):
 
 * ``raw fp32``: ``SentenceTransformer.encode`` as a user would call it (batch 32) - the
   baseline of every ratio;
-* the three profiles (sentence-transformers fp32, ``minilm-onnx``, ``minilm-onnx-int8``)
-  through the product's encoder, **naive** (batches in the given order) and
-  **length-aware** (:mod:`harness.retrieval.embeddings.batching`).
+* the four profiles (sentence-transformers fp32, ``minilm-onnx``, ``minilm-onnx-int8``,
+  ``minilm-bf16``) through the product's encoder, **naive** (batches in the given order) and
+  **length-aware** (:mod:`harness.retrieval.embeddings.batching`); the first three at batch
+  32, ``minilm-bf16`` with its own batching (a token budget of 8 full-length turns, at
+  most 64 texts, chosen for speed: :mod:`harness.retrieval.embeddings.bf16_encoder`).
 
-ratio = variant texts/s / raw fp32 texts/s (higher is faster).  Target: the cheapest
-profile at least 2x raw fp32 on full-length turns (the retrieval parity half of the goal
-is measured by ``harness migrate``, docs/migration.md).  The ONNX exports are built first
-(once per machine) and not timed.  ``--quick`` shrinks the sets (ratios indicative only).
+ratio = variant texts/s / raw fp32 texts/s (higher is faster).  Target: the cheaper
+profiles (``minilm-onnx-int8``, ``minilm-bf16``) at least 2x raw fp32 on full-length turns
+(the retrieval parity half of the goal is measured by ``harness migrate``,
+docs/migration.md).  The ONNX exports are built first (once per machine) and not timed.
+``--quick`` shrinks the sets (ratios indicative only).
 """
 
 from __future__ import annotations
@@ -68,7 +71,8 @@ def run(quick: bool) -> list[dict]:
 
     encoders = {"sentence-transformers fp32": load_encoder(PROFILES[DEFAULT_MODEL], BATCH),
                 "minilm-onnx": load_encoder(PROFILES["minilm-onnx"], BATCH),
-                "minilm-onnx-int8": load_encoder(PROFILES["minilm-onnx-int8"], BATCH)}
+                "minilm-onnx-int8": load_encoder(PROFILES["minilm-onnx-int8"], BATCH),
+                "minilm-bf16": load_encoder(PROFILES["minilm-bf16"])}
     st = encoders["sentence-transformers fp32"].model
     variants = {"raw fp32": lambda texts: st.encode(texts, batch_size=BATCH,
                                                     show_progress_bar=False)}
@@ -86,7 +90,8 @@ def run(quick: bool) -> list[dict]:
             naive, aware = rates[f"{name} naive"], rates[f"{name} length-aware"]
             rows.append(row(f"{name} naive, {set_name} ({len(texts)} texts; x raw fp32)",
                              round(naive, 1), round(raw, 1), "texts/s", naive / raw, None, None))
-            target = 2.0 if name == "minilm-onnx-int8" and set_name.startswith("full") else None
+            target = (2.0 if name in ("minilm-onnx-int8", "minilm-bf16")
+                      and set_name.startswith("full") else None)
             rows.append(row(f"{name} length-aware, {set_name} ({len(texts)} texts; x raw "
                              "fp32)", round(aware, 1), round(raw, 1), "texts/s", aware / raw,
                              target, None if target is None else aware / raw >= target))

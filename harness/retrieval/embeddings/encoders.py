@@ -58,6 +58,9 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
 class Encoder:
     """Base: subclasses implement :meth:`_encode_raw` (texts already prefixed)."""
 
+    #: padded tokens per batch (texts x longest), or None for ``batch_size`` texts per batch
+    max_batch_tokens: int | None = None
+
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
         self.profile = profile
         self.path = path
@@ -83,7 +86,8 @@ class Encoder:
 
     def encode(self, texts: Sequence[str], *, length_aware: bool = True) -> np.ndarray:
         """Embed texts exactly as given (prefixes already applied), in length-sorted batches
-        of ``batch_size`` (``length_aware=False``: in the given order, for comparison)."""
+        of ``batch_size`` texts, or within ``max_batch_tokens`` padded tokens when set
+        (``length_aware=False``: in the given order, for comparison)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         texts = list(texts)
@@ -91,8 +95,8 @@ class Encoder:
         if lengths is None:
             vectors = np.asarray(self._encode_raw(texts), dtype=np.float32)
         else:
-            vectors = encode_by_length(texts, lengths if length_aware else [0] * len(texts),
-                                       self.batch_size, self._encode_raw)
+            vectors = encode_by_length(texts, lengths, self.batch_size, self._encode_raw,
+                                       self.max_batch_tokens, sort=length_aware)
         if vectors.ndim != 2 or vectors.shape != (len(texts), self.dimension):
             raise ValueError(f"{self.model_id}: expected vectors of shape "
                              f"({len(texts)}, {self.dimension}), got {vectors.shape}")

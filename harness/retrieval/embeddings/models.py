@@ -15,6 +15,9 @@ the lazy encoders a migration study compares.
 * ``repooled``: the base transformer read out with another pooling (e.g. CLS).
 * ``onnx``: the base transformer exported to ONNX once per machine
   (:mod:`harness.retrieval.embeddings.onnx_encoder`); its weights are the export's file.
+* ``bf16``: the base transformer with bfloat16 linear layers under CPU autocast
+  (:mod:`harness.retrieval.embeddings.bf16_encoder`); its ``weights_sha256`` also names
+  torch's version and the CPU's ISA path.
 * ``distilled``: a model2vec static model distilled from the base (``model2vec.distill``,
   PCA to ``pca_dims``), built once per machine into the per-user models folder
   (``settings.models_dir``) and keyed by the base's weights digest, the derivation's
@@ -23,9 +26,9 @@ the lazy encoders a migration study compares.
 The base of a ``rotated`` or ``truncated`` model is reached through the same embedding
 cache as any model (same key: base model id, base weights, exact text), so a study whose
 OLD model is the base embeds each text once.  A derived model's ``weights_sha256`` is the
-sha256 of its derivation (base weights digest, kind, parameters), except a distilled one,
-whose weights are real files and are digested as such; ``base_weights_sha256`` names the
-base either way.
+sha256 of its derivation (base weights digest, kind, parameters; for ``bf16`` also torch's
+version and the ISA path), except a distilled or ONNX one, whose weights are real files and
+are digested as such; ``base_weights_sha256`` names the base either way.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 
 from harness.core import heavy
 from harness.core.canonical import canonical_line
+from harness.retrieval.embeddings.bf16_encoder import Bf16Encoder
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
 from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerEncoder,
                                                    StaticEncoder, offline_transformers,
@@ -308,9 +312,10 @@ def build_encoder(profile: ModelProfile, batch_size: int | None = None,
         raise ValueError(f"{profile.model_id}: kind {profile.kind!r} is not derived; "
                          f"derived kinds: {sorted(DERIVED_KINDS)}")
     base_path = source_path(profile.source)
-    if profile.kind == "onnx":
+    if profile.kind in ("onnx", "bf16"):
         kwargs = {} if batch_size is None else {"batch_size": batch_size}
-        return OnnxEncoder(profile, base_path, **kwargs)
+        return (OnnxEncoder if profile.kind == "onnx" else Bf16Encoder)(profile, base_path,
+                                                                          **kwargs)
     if profile.kind in ("rotated", "truncated"):
         return TransformedEncoder(profile, base_path, batch_size, cache, base)
     if profile.kind == "repooled":

@@ -19,7 +19,10 @@ weights, offline, for embedding-model migration studies (docs/migration.md): ``r
 pooling), ``distilled`` (a model2vec static model distilled from the base once and kept
 in the cache) and ``onnx`` (the base transformer exported to ONNX, fp32 graph-optimised or
 dynamically quantised to int8, run by ONNX Runtime: the same model with cheaper arithmetic,
-exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`).  Their
+exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`) and ``bf16``
+(the base transformer with bfloat16 matrix products on the CPU, LayerNorm, softmax
+accumulation, pooling and normalisation in fp32;
+:mod:`harness.retrieval.embeddings.bf16_encoder`).  Their
 ``source`` is ``profile:BASE``, ``base`` names the base profile, ``derivation`` holds the
 parameters and ``situation`` says which kind of model change the pair (base -> derived)
 stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
@@ -35,7 +38,8 @@ from pathlib import Path
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: profile kinds built from another profile's weights (encoders: harness.retrieval.embeddings.models)
-DERIVED_KINDS: tuple[str, ...] = ("distilled", "onnx", "repooled", "rotated", "truncated")
+DERIVED_KINDS: tuple[str, ...] = ("bf16", "distilled", "onnx", "repooled", "rotated",
+                                   "truncated")
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,22 @@ PROFILES: dict[str, ModelProfile] = {
                     "activations per tensor at run time), run by ONNX Runtime on the CPU",
         situation="cheaper arithmetic, same model: int8 weights and activations; whether it "
                   "is a drop-in is what the study measures",
+    ),
+    "minilm-bf16": ModelProfile(
+        model_id="minilm-bf16",
+        kind="bf16",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("autocast", "cpu"), ("linear_weights", "bfloat16"),
+                    ("precision", "bf16")),
+        description="the all-MiniLM-L6-v2 transformer with bfloat16 linear layers under CPU "
+                    "autocast (AMX / AVX512-BF16), LayerNorm, softmax accumulation, pooling "
+                    "and normalisation in fp32, run by torch on the CPU",
+        situation="cheaper arithmetic, same model: the same weights with bfloat16 matrix "
+                  "products; whether it is a drop-in is what the study measures",
     ),
 }
 

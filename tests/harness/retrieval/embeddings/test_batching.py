@@ -20,6 +20,20 @@ def test_the_order_is_longest_first_ties_by_position():
         batches([1], 0)
 
 
+def test_a_token_budget_cuts_where_texts_times_longest_would_pass_it():
+    lengths = [3, 7, 3, 9, 7]                 # length order: 9 (3), 7 (1), 7 (4), 3 (0), 3 (2)
+    # 9 alone (2 x 9 = 18 > 16); 7 + 7 (14), a third would be 3 x 7 = 21; 3 + 3 (6)
+    assert [b.tolist() for b in batches(lengths, 5, 16)] == [[3], [1, 4], [0, 2]]
+    assert [b.tolist() for b in batches(lengths, 1, 16)] == [[3], [1], [4], [0], [2]]
+    assert [b.tolist() for b in batches(lengths, 5, 100)] == [[3, 1, 4, 0, 2]]
+    # the given order: 3 + 7 (2 x 7 = 14), then 3 + 9 would be 18, 9 + 7 also 18
+    assert [b.tolist() for b in batches(lengths, 5, 16, sort=False)] == [[0, 1], [2], [3], [4]]
+    assert [b.tolist() for b in batches([40, 0, 1], 8, 16)] == [[0], [2, 1]]   # over: alone
+    assert [b.tolist() for b in batches(lengths, 2, sort=False)] == [[0, 1], [2, 3], [4]]
+    with pytest.raises(ValueError, match="max_tokens must be a positive integer"):
+        batches([1], 2, 0)
+
+
 def test_vectors_come_back_in_the_callers_order():
     texts = ["a" * n for n in (5, 1, 9, 3, 9, 2, 7)]
     seen = []
