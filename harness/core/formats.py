@@ -238,7 +238,8 @@ def _finish_qrels(path, judgements) -> QrelsFile:
 def _group_starts(query_ids: Sequence[str]) -> list[int] | None:
     """Where each query's block begins when every query's lines are contiguous; else None."""
     starts = [0, *compress(count(1), map(ne, islice(query_ids, 1, None), query_ids))]
-    return starts if len(starts) == len(set(query_ids)) else None
+    # contiguous exactly when no two blocks share an id (every id is its block's first)
+    return starts if len(starts) == len(set(map(query_ids.__getitem__, starts))) else None
 
 
 def _judgements(query_ids, doc_ids, labels) -> dict[str, dict[str, int]] | None:
@@ -289,7 +290,7 @@ def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
         elif not kinds <= {float, int}:
             return None
         try:
-            scores = list(map(float, values))
+            scores = list(values) if kinds == {float} else list(map(float, values))
         except (ValueError, OverflowError):
             return None
     if (not math.isfinite(sum(scores)) or max(scores) >= EXACT_INTEGER
