@@ -21,12 +21,14 @@ HELP = ("embedding-model migration: adapted recall retention (T0/T1) with interv
 
 
 def add_arguments(p) -> None:
+    from harness.retrieval.embeddings.profiles import DEFAULT_MODEL, PROFILES
+
+    names = ", ".join(["minilm", *sorted(n for n in PROFILES if n != DEFAULT_MODEL)])
     g = p.add_argument_group("models")
     for side in ("old", "new"):
         word = "the model the index was built with" if side == "old" else "the model to move to"
         g.add_argument(f"--{side}", required=True, metavar="MODEL",
-                       help=f"{word.upper()[0] + word[1:]}: a profile name (e.g. minilm, "
-                            "minilm-rotated, minilm-static-256, minilm-cls, minilm-trunc-256) "
+                       help=f"{word.upper()[0] + word[1:]}: a profile name ({names}) "
                             "or a local model directory")
         g.add_argument(f"--{side}-dim", type=int, default=None, metavar="N",
                        help=f"--{side} without a profile: its output dimension (required)")
