@@ -32,6 +32,13 @@ batches of 8 (fewer, fuller calls for short texts).  Tried and dropped: bfloat16
 with fp32 outputs (oneDNN's bf16 math mode for fp32 matmuls) and bfloat16 linear layers
 without autocast (attention in fp32): no closer to fp32 (cosine mean 0.99998 all three) and
 slower; the difference is bfloat16's 8-bit mantissa on the products' inputs.
+Also tried and dropped: "bf16x3" products (each operand split into bfloat16 high and
+low parts, hi@hi + hi@lo + lo@hi accumulated in fp32; Henry, Tang & Heinecke 2019,
+"Leveraging the bfloat16 Artificial Intelligence Datatype For Higher-Precision
+Computations", arXiv:1904.06376): cosine to fp32 mean 0.999999 (min 0.999996), but torch
+has no CPU bfloat16 product with fp32 output, so the three products ran as fp32 matmuls in
+oneDNN's bf16 math mode: 0.6-1.0x raw fp32 on full-length turns (this profile 2.3-3.1x in
+the same runs), short of the 2x target.
 
 A row's vector can depend on the rest of its padded batch by bfloat16 rounding (measured:
 cosine 0.99999 against the same text alone), so batches are always formed by the length
