@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from harness.certificates.data import CALIBRATION_JSONL, calibration_row, calibration_text
 from harness.retrieval.bench.config import HEADER_TEMPLATE, BenchConfig
@@ -132,6 +132,30 @@ class DocFiles(dict):
         return f"unknown:{doc_id}"
 
 
+class DocTexts(Mapping):
+    """Document id -> text, made into a dict the first time a text is asked for (only a
+    rerank stage reads texts)."""
+
+    def __init__(self, doc_ids: Sequence[str], texts: Sequence[str]):
+        self._columns: tuple | None = (doc_ids, texts)
+        self._texts: dict[str, str] = {}
+
+    def _made(self) -> dict[str, str]:
+        if self._columns is not None:
+            self._texts = dict(zip(*self._columns))
+            self._columns = None
+        return self._texts
+
+    def __getitem__(self, doc_id: str) -> str:
+        return self._made()[doc_id]
+
+    def __iter__(self):
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+
 @dataclass
 class OpenIndex:
     """Everything a run needs once the corpora are loaded, judged and indexed."""
@@ -141,7 +165,7 @@ class OpenIndex:
     encoder: object
     provenance: dict
     doc_file: dict
-    doc_text: dict
+    doc_text: Mapping
     queries: list
     reranker: object
     policy: object
@@ -187,7 +211,7 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
         backend.prepare_queries(queries)
         phases["query_embedding_seconds"] = time.perf_counter() - tick
         yield OpenIndex(prepared, backend, encoder, provenance,
-                        DocFiles(zip(docs.doc_id, docs.file_id)), dict(zip(docs.doc_id, docs.text)),
+                        DocFiles(zip(docs.doc_id, docs.file_id)), DocTexts(docs.doc_id, docs.text),
                         queries, None if reranker is None else _LockedReranker(reranker), policy,
                         cache)
     finally:
