@@ -64,8 +64,9 @@ def file_blocks(path: str | PathLike[str], block_bytes: int) -> Iterator[list[An
         return
     with handle:
         first = True
-        while raw := handle.readlines(block_bytes):
-            data = b"".join(raw)
+        while data := handle.read(block_bytes):
+            if not data.endswith(b"\n"):
+                data += handle.readline()  # to the end of the line
             if first:
                 data = data.removeprefix(b"\xef\xbb\xbf")
                 first = False

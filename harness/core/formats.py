@@ -13,8 +13,9 @@ or infinite scores, non-integer relevance and empty files are all refused, and s
 * rank fields of more than 18 digits, JSON nested too deeply to read, and numbers too long
   to convert: each named by file and line.
 
-How they are fast: a file is read whole (a JSONL file in blocks of lines) and checked a
-column at a time; only when a check fails is it read again line by line
+How they are fast: a qrels file is read whole, a run or a JSONL file in blocks of lines
+(what one block leaves behind is reused by the next, see :class:`_RunBlocks`), and
+checked a column at a time; only when a check fails is it read again line by line
 (``_located_*``), which finds the first bad line and names it.  JSONL blocks and a TREC
 run's scores are read by orjson where it can (:mod:`harness.core.fast_json`), which gives
 the standard decoder's values wherever the readers use it.  A result therefore comes
@@ -33,8 +34,8 @@ import re
 import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import compress, count, islice, repeat
-from operator import itemgetter, lt, ne
+from itertools import chain, compress, count, islice, repeat
+from operator import add, eq, itemgetter, lt, ne, sub
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -145,6 +146,44 @@ def _whole_text(path) -> str | None:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         return None
+
+
+#: bytes read (and split into fields) at a time by the run readers: the short-lived
+#: fields of one block are freed before the next is split, which reuses their memory
+_TEXT_BLOCK = 1 << 18
+
+
+def _text_blocks(path) -> Iterator[str | None]:
+    """The file as text in blocks of whole lines (about :data:`_TEXT_BLOCK` bytes each),
+    without its byte-order mark; a None ends the blocks where one is not UTF-8 (the
+    line-by-line reader then names the line)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+    with handle:
+        first = True
+        while data := _read_lines(handle, path):
+            if first:
+                data, first = data.removeprefix(b"\xef\xbb\xbf"), False
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                yield None
+                return
+            yield text
+
+
+def _read_lines(handle, path) -> bytes:
+    """About :data:`_TEXT_BLOCK` bytes of ``handle``, to the end of a line."""
+    try:
+        data = handle.read(_TEXT_BLOCK)
+        return data if data.endswith(b"\n") or not data else data + handle.readline()
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -310,13 +349,14 @@ def _plain_columns(text: str, width: int, sep: str) -> list[list[str]] | None:
 
     Each newline is kept as a field of its own: every line holds ``width`` fields exactly
     when every ``width + 1``-th field is a newline and no field is empty."""
-    spaced = text.removesuffix("\n").replace("\n", f"{sep}\n{sep}") + f"{sep}\n"
+    body = text.removesuffix("\n")
+    spaced = body.replace("\n", f"{sep}\n{sep}") + f"{sep}\n"
     # no empty field: no two separators in a row, none at the start
     if sep + sep in spaced or spaced.startswith(sep):
         return None
     fields = spaced.split(sep)
     step = width + 1
-    lines = spaced.count("\n")  # each newline is one field
+    lines = (len(spaced) - len(body)) // 2  # each newline is one field, two characters longer
     if len(fields) != lines * step or fields[width::step].count("\n") != lines:
         return None
     return [fields[i::step] for i in range(width)]
@@ -471,7 +511,7 @@ def _located_beir_qrels(path) -> dict:
 
 _DECODER = json.JSONDecoder()
 _scan = _DECODER.scan_once
-_JSONL_BLOCK = 1 << 23  # bytes of lines decoded at a time
+_JSONL_BLOCK = 1 << 18  # bytes of lines decoded at a time (see _TEXT_BLOCK)
 
 
 def _json_error(exc: Exception) -> str:
@@ -701,32 +741,53 @@ def _ids(objects: list[dict], name: str) -> list[str] | None:
         values = list(map(itemgetter(name), objects))
     except (KeyError, TypeError):
         return None
-    kinds = set(map(type, values))
-    if kinds == {int}:
-        values = list(map(str, values))
-    elif kinds != {str}:
-        if not kinds <= {str, int}:
+    try:
+        "".join(values)  # all strings (the common case): cheaper than their types
+    except TypeError:  # integers are read as their text, any other value is refused
+        kinds = set(map(type, values))
+        if kinds == {int}:
+            values = list(map(str, values))
+        elif kinds <= {str, int}:
+            values = [v if type(v) is str else str(v) for v in values]
+        else:
             return None
-        values = [v if type(v) is str else str(v) for v in values]
     return None if "" in values else values
 
 
+def _block_fields(objects: list | None, fields: tuple[str, str, str]):
+    """``(query ids, doc ids, third field values)`` of a block of JSON values, or None
+    where the block is None or a value is not an object with ids in both id fields and
+    the third field."""
+    if not objects:  # (a JSON value read by its key is an object: others raise TypeError)
+        return None
+    query_ids, doc_ids = _ids(objects, fields[0]), _ids(objects, fields[1])
+    if query_ids is None or doc_ids is None:
+        return None
+    try:
+        return query_ids, doc_ids, list(map(itemgetter(fields[2]), objects))
+    except KeyError:
+        return None
+
+
+def _decoded_blocks(path) -> Iterator[list | None]:
+    """The values of each block of a JSONL file as the standard decoder reads them
+    (:func:`_jsonl_blocks`); a None ends the blocks where a line is refused."""
+    try:
+        for _numbers, objects in _jsonl_blocks(path):
+            yield objects
+    except FormatError:
+        yield None
+
+
 def _field_columns(blocks: Iterable[list | None], fields: tuple[str, str, str]):
-    """``(query ids, doc ids, third field values)`` of blocks of JSON values, or None
-    where a block is None or a value is not an object with ids in both id fields."""
+    """:func:`_block_fields` of every block, joined; None where that of a block is."""
     columns: list[list] = [[], [], []]
     for objects in blocks:
-        if objects is None or set(map(type, objects)) != {dict}:
+        block = _block_fields(objects, fields)
+        if block is None:
             return None
-        query_ids, doc_ids = _ids(objects, fields[0]), _ids(objects, fields[1])
-        if query_ids is None or doc_ids is None:
-            return None
-        columns[0] += query_ids
-        columns[1] += doc_ids
-        try:
-            columns[2] += map(itemgetter(fields[2]), objects)
-        except KeyError:
-            return None
+        for column, values in zip(columns, block):
+            column += values
     return columns if columns[0] else None
 
 
@@ -735,12 +796,7 @@ def _fast_jsonl(path, fields: tuple[str, str, str]):
     line-by-line reader must look.  orjson reads it first
     (:mod:`harness.core.fast_json`), the standard decoder where orjson cannot."""
     columns = _field_columns(file_blocks(path, _JSONL_BLOCK), fields)
-    if columns is not None:
-        return columns
-    try:
-        return _field_columns((objects for _numbers, objects in _jsonl_blocks(path)), fields)
-    except FormatError:
-        return None
+    return columns if columns is not None else _field_columns(_decoded_blocks(path), fields)
 
 
 def read_jsonl_qrels(path) -> QrelsFile:
@@ -795,90 +851,152 @@ def _add_scored(run, seen, path, line, query_id, doc_id, score):
     run.setdefault(query_id, []).append(ScoredDoc(query_id, doc_id, score))
 
 
-def _ordered_blocks(query_ids, doc_ids, ranks, starts) -> list[tuple[int, int]] | None:
-    """``(start, end)`` of each query's lines when every query's lines are contiguous and
-    in ``ranks`` order (when given) and hold no document twice; else None."""
-    if starts is None or (ranks is not None and not set(
-            compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
-        return None
-    bounds = list(zip(starts, [*starts[1:], len(query_ids)]))
-    if any(len(set(doc_ids[a:b])) != b - a for a, b in bounds):
-        return None
-    return bounds
-
-
-def _scored_lists(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict | None:
-    """``{query: [ScoredDoc]}`` in file order of first appearance, each list in ``ranks``
-    order (stable) when given, else file order; None when a pair repeats.  ``starts`` is
-    :func:`_group_starts` of ``query_ids`` when the caller has it."""
-    n = len(query_ids)
-    docs = list(map(tuple.__new__, repeat(ScoredDoc), zip(query_ids, doc_ids, scores)))
-    if starts is False:
-        starts = _group_starts(query_ids)
-    bounds = _ordered_blocks(query_ids, doc_ids, ranks, starts)
-    if bounds is not None:
-        return {query_ids[a]: docs[a:b] for a, b in bounds}
-    if len(set(zip(query_ids, doc_ids))) != n:
-        return None
-    positions: dict[str, list[int]] = {}
-    for i, query_id in enumerate(query_ids):
-        positions.setdefault(query_id, []).append(i)
-    if ranks is not None:
-        for kept in positions.values():
-            kept.sort(key=ranks.__getitem__)
-    return {q: list(map(docs.__getitem__, kept)) for q, kept in positions.items()}
-
-
-def _ranked_columns(query_ids, doc_ids, scores, ranks=None, starts=False) -> dict | None:
-    """:func:`_scored_lists` as :class:`RankedDocs` when the lines are in blocks already
-    in order (:func:`_ordered_blocks`); None otherwise (the caller converts the lists)."""
-    if starts is False:
-        starts = _group_starts(query_ids)
-    bounds = _ordered_blocks(query_ids, doc_ids, ranks, starts)
-    if bounds is None:
-        return None
-    return {query_ids[a]: RankedDocs(doc_ids[a:b], scores[a:b]) for a, b in bounds}
-
-
 #: "0", "1", "2", ...: the rank texts of a list numbered in file order (grown on demand)
 _COUNTING = [str(i) for i in range(1024)]
 
 
-def _counting(rank_texts: list[str], starts: list[int] | None) -> bool:
-    """Whether every query's lines are contiguous and numbered ``1, 2, 3, ...`` (or from
-    0) in file order, as rank texts a line-by-line read would accept: the rank column
-    then orders nothing, and is not converted."""
-    if starts is None:
-        return False
-    n = len(rank_texts)
-    bounds = list(zip(starts, [*starts[1:], n]))
-    longest = max(b - a for a, b in bounds) + 1
-    if longest > len(_COUNTING):
-        _COUNTING.extend(map(str, range(len(_COUNTING), longest)))
-    counting = _COUNTING
-    for a, b in bounds:
-        first = 0 if rank_texts[a] == "0" else 1
-        if rank_texts[a:b] != counting[first:first + b - a]:
-            return False
-    return True
+def _run_firsts(rank_texts: list[str], starts: list[int], first: int | None = None) -> list[int]:
+    """Where the numbering of each run of lines beginning at ``starts`` starts: 0 where
+    its first rank text is "0", else 1; ``first`` for the first run, when it was begun in
+    an earlier block (the number its next line needs)."""
+    firsts = list(map(int, map(ne, map(rank_texts.__getitem__, starts), repeat("0"))))
+    if first is not None:
+        firsts[0] = first
+    return firsts
 
 
-def _fast_trec_run(text: str, build=_scored_lists) -> dict | None:
-    columns = _columns(text, 6)
-    if columns is None:
-        return None
-    query_ids, _, doc_ids, rank_texts, score_texts, _ = columns
-    starts = _group_starts(query_ids)
-    if _counting(rank_texts, starts):
-        ranks = None  # file order is rank order
-    else:
+def _counting(rank_texts: list[str], starts: list[int], firsts: list[int] | None = None) -> bool:
+    """Whether each run of lines beginning at ``starts`` is numbered ``1, 2, 3, ...`` (or
+    from 0; from ``firsts``, :func:`_run_firsts`, when given) in file order, as rank texts
+    a line-by-line read would accept."""
+    if firsts is None:
+        firsts = _run_firsts(rank_texts, starts)
+    ends = [*starts[1:], len(rank_texts)]
+    stops = list(map(add, firsts, map(sub, ends, starts)))
+    if max(stops) > len(_COUNTING):
+        _COUNTING.extend(map(str, range(len(_COUNTING), max(stops))))
+    return all(map(eq, map(rank_texts.__getitem__, map(slice, starts, ends)),
+                   map(_COUNTING.__getitem__, map(slice, firsts, stops))))
+
+
+class _RunBlocks:
+    """A run's columns, gathered a block of lines at a time; what its lists need is
+    checked on each block while the block is fresh in memory: where each run of one
+    query's lines begins, that no such run holds a document twice, and (TREC) whether
+    the ranks count ``1, 2, 3, ...`` (or from 0) in file order, which then orders nothing
+    and is not converted.
+
+    The lines of a run share one query id object (equal to each line's own), so that what
+    a block leaves behind is little.  ``records``: a :class:`ScoredDoc` per line, as the
+    lists hold them."""
+
+    def __init__(self, records: bool) -> None:
+        self.query_ids: list[str] = []
+        self.doc_ids: list[str] = []
+        self.scores: list[float] = []
+        self.docs: list[ScoredDoc] | None = [] if records else None
+        self.starts: list[int] = []  # where each run of one query's lines begins
+        self.ranks: list[int] | None = None  # once some run's ranks do not count
+        self.refused = False  # a run holds a document twice, or a rank is not read
+        self._firsts: list[int] = []  # each run's first rank, while the ranks count
+        self._last: str | None = None  # the query of the last run so far, its documents,
+        self._docs: set[str] = set()  # and the rank its next line needs (if counting)
+        self._next = 0
+
+    def add(self, query_ids: list[str], doc_ids: list[str], scores: list[float],
+            rank_texts: list[str] | None = None) -> None:
+        n = len(query_ids)
+        starts = [0, *compress(count(1), map(ne, islice(query_ids, 1, None), query_ids))]
+        ends = [*starts[1:], n]
+        sizes = list(map(sub, ends, starts))
+        goes_on = query_ids[0] == self._last  # the last run of the block before goes on
+        runs = list(map(set, map(doc_ids.__getitem__, map(slice, starts, ends))))
+        heads = list(map(query_ids.__getitem__, starts))
+        carried = len(self._docs) if goes_on else 0
+        if goes_on:
+            runs[0] |= self._docs
+            heads[0] = self._last
+        if list(map(len, runs)) != [sizes[0] + carried, *islice(sizes, 1, None)]:
+            self.refused = True
+        if rank_texts is not None:
+            self._add_ranks(rank_texts, starts, goes_on)
+        self.starts += map(len(self.query_ids).__add__, starts[goes_on:])
+        self._last, self._docs = heads[-1], runs[-1]
+        shared = list(chain.from_iterable(map(repeat, heads, sizes)))
+        if self.docs is not None:
+            self.docs += map(tuple.__new__, repeat(ScoredDoc), zip(shared, doc_ids, scores))
+        self.query_ids += shared
+        self.doc_ids += doc_ids
+        self.scores += scores
+
+    def _add_ranks(self, rank_texts: list[str], starts: list[int], goes_on: bool) -> None:
+        """Check a block's ranks (before its runs are added); converted once they do not
+        count, and those before them made from the count."""
+        if self.ranks is None:
+            firsts = _run_firsts(rank_texts, starts, self._next if goes_on else None)
+            if _counting(rank_texts, starts, firsts):
+                self._firsts += firsts[goes_on:]
+                self._next = firsts[-1] + len(rank_texts) - starts[-1]
+                return
+            self.ranks = self._counted()
         ranks = _ranks(rank_texts)
         if ranks is None:
+            self.refused = True
+        else:
+            self.ranks += ranks
+
+    def _counted(self) -> list[int]:
+        """The ranks of the lines so far, all in runs that count (from ``_firsts``)."""
+        ends = [*self.starts[1:], len(self.query_ids)]
+        return list(chain.from_iterable(map(range, self._firsts, map(
+            add, self._firsts, map(sub, ends, self.starts)))))
+
+    def lists(self) -> dict[str, list[ScoredDoc]] | dict[str, RankedDocs] | None:
+        """``{query: [ScoredDoc]}`` (or :class:`RankedDocs` without ``records``) in file
+        order of first appearance, each list in rank order (stable; file order without
+        ranks); None where a pair repeats, a rank needs the line-by-line reader, or (no
+        ``records``) the lists are not runs of lines already in order."""
+        query_ids, docs, ranks = self.query_ids, self.docs, self.ranks
+        starts: list[int] | None = self.starts
+        if self.refused or not query_ids:
             return None
-    scores = _scores(score_texts, texts=True)
-    if scores is None:
-        return None
-    return build(query_ids, doc_ids, scores, ranks, starts)
+        if len(starts) != len(set(map(query_ids.__getitem__, starts))):
+            starts = None  # some query's lines are not contiguous
+        if starts is not None and (ranks is None or set(
+                compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
+            bounds = list(zip(starts, [*starts[1:], len(query_ids)]))
+            if docs is None:
+                return {query_ids[a]: RankedDocs(self.doc_ids[a:b], self.scores[a:b])
+                        for a, b in bounds}
+            return {query_ids[a]: docs[a:b] for a, b in bounds}
+        if docs is None or len(set(zip(query_ids, self.doc_ids))) != len(query_ids):
+            return None
+        if ranks is None and self._firsts:  # runs that count, of queries met again
+            ranks = self._counted()
+        positions: dict[str, list[int]] = {}
+        for i, query_id in enumerate(query_ids):
+            positions.setdefault(query_id, []).append(i)
+        if ranks is not None:
+            for kept in positions.values():
+                kept.sort(key=ranks.__getitem__)
+        return {q: list(map(docs.__getitem__, kept)) for q, kept in positions.items()}
+
+
+def _fast_trec_run(path, records: bool = True) -> dict | None:
+    """The lists of a TREC run (:meth:`_RunBlocks.lists`) read a block at a time
+    (:func:`_text_blocks`), or None where the line-by-line reader must look."""
+    run = _RunBlocks(records)
+    for text in _text_blocks(path):
+        if text is not None and text.isspace():
+            continue  # blank lines only
+        columns = None if text is None else _columns(text, 6)
+        scores = None if columns is None else _scores(columns[4], texts=True)
+        if scores is None:
+            return None
+        run.add(columns[0], columns[2], scores, columns[3])
+        if run.refused:
+            return None
+    return run.lists()
 
 
 def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
@@ -889,8 +1007,7 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
     the default scoring, which orders by score.
     """
     with gc_paused():
-        text = _whole_text(path)
-        run = None if text is None else _fast_trec_run(text)
+        run = _fast_trec_run(path)
         return _located_trec_run(path) if run is None else run
 
 
@@ -919,12 +1036,30 @@ def _located_trec_run(path) -> dict[str, list[ScoredDoc]]:
     return run
 
 
-def _fast_jsonl_run(path, build=_scored_lists) -> dict | None:
-    columns = _fast_jsonl(path, ("query_id", "doc_id", "score"))
-    if columns is None:
-        return None
-    scores = _scores(columns[2]) if set(map(type, columns[2])) <= {float, int} else None
-    return None if scores is None else build(columns[0], columns[1], scores)
+def _fast_jsonl_run(path, records: bool = True) -> dict | None:
+    """The lists of a JSONL run (:meth:`_RunBlocks.lists`) read a block at a time, or
+    None where the line-by-line reader must look.  orjson reads it first
+    (:mod:`harness.core.fast_json`), the standard decoder where orjson cannot."""
+    for blocks in (file_blocks(path, _JSONL_BLOCK), _decoded_blocks(path)):
+        run = _RunBlocks(records)
+        for objects in blocks:
+            if objects is None:  # not read: by the standard decoder next, if by orjson
+                break
+            columns = _block_fields(objects, ("query_id", "doc_id", "score"))
+            scores = None if columns is None else _json_scores(columns[2])
+            if scores is None:
+                return None
+            run.add(columns[0], columns[1], scores)
+            if run.refused:
+                return None
+        else:
+            return run.lists()
+    return None
+
+
+def _json_scores(values: list) -> list[float] | None:
+    """:func:`_scores` of JSON numbers; None for any other value."""
+    return _scores(values) if set(map(type, values)) <= {float, int} else None
 
 
 def read_jsonl_run(path) -> dict[str, list[ScoredDoc]]:
@@ -957,10 +1092,9 @@ def read_run_columns(path) -> dict[str, RankedDocs]:
     same lists, values and errors, without a record per document."""
     with gc_paused():
         if Path(path).suffix.lower() == ".jsonl":
-            run = _fast_jsonl_run(path, _ranked_columns)
+            run = _fast_jsonl_run(path, records=False)
         else:
-            text = _whole_text(path)
-            run = None if text is None else _fast_trec_run(text, _ranked_columns)
+            run = _fast_trec_run(path, records=False)
         if run is not None:
             return run
         return {query_id: RankedDocs([d.doc_id for d in docs], [d.score for d in docs])
