@@ -84,18 +84,23 @@ class QrelsFile:
 # --------------------------------------------------------------------------- helpers
 
 
+def _open_bytes(path):
+    """``path`` opened for reading bytes; a missing or unreadable file is a FormatError."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, None, "no such file")
+    try:
+        return path.open("rb")
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
+
+
 def _lines(path) -> Iterator[tuple[int, str]]:
     """Non-blank lines with 1-based numbers; refuses a file with none, or bytes that are
     not UTF-8 (naming the line)."""
     path = Path(path)
-    if not path.is_file():
-        raise FormatError(path, None, None, "no such file")
     seen = False
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
-    with handle:
+    with _open_bytes(path) as handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
@@ -158,13 +163,7 @@ def _text_blocks(path) -> Iterator[str | None]:
     without its byte-order mark; a None ends the blocks where one is not UTF-8 (the
     line-by-line reader then names the line)."""
     path = Path(path)
-    if not path.is_file():
-        raise FormatError(path, None, None, "no such file")
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
-    with handle:
+    with _open_bytes(path) as handle:
         first = True
         while data := _read_lines(handle, path):
             if first:
@@ -630,14 +629,8 @@ def _jsonl_blocks(path) -> Iterator[tuple[list[int], list]]:
     """``(line numbers, values)`` per block of non-blank lines of a JSONL file, each value
     read as ``json.loads`` reads it; an error names its line."""
     path = Path(path)
-    if not path.is_file():
-        raise FormatError(path, None, None, "no such file")
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
     first, seen = 1, False
-    with handle:
+    with _open_bytes(path) as handle:
         while raw := handle.readlines(_JSONL_BLOCK):
             numbers, lines, error = _split_block(path, raw, first)
             first += len(raw)
