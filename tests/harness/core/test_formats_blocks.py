@@ -13,11 +13,12 @@ import json
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.core import formats
 from tests.harness.core import formats_reference as ref
-from tests.harness.core.test_formats_fast import (
+from tests.harness.core.formats_fuzz import (
     _DIR,
     FUZZ,
     PLAIN_RUN,
