@@ -96,20 +96,24 @@ def counting_jsonl(draw):
     return ("\n".join(lines) + "\n").encode()
 
 
+def agree_in_blocks(size, reader, data, trigger, suffix):
+    """``reader`` and ``read_run_columns`` agree with the previous ``reader`` on ``data``
+    read in blocks of ``size`` bytes."""
+    with blocks_of(size):
+        agree(getattr(formats, reader), getattr(ref, reader), data, trigger, suffix)
+        agree(_columns_as_lists, getattr(ref, reader), data, trigger, suffix)
+
+
 @FUZZ
 @given(files(trec_run_lines(), trec_run_trigger_lines(), plain=PLAIN_RUN), SIZES)
 def test_trec_run_in_blocks(case, size):
-    with blocks_of(size):
-        agree(formats.read_trec_run, ref.read_trec_run, *case, ".txt")
-        agree(_columns_as_lists, ref.read_trec_run, *case, ".txt")
+    agree_in_blocks(size, "read_trec_run", *case, ".txt")
 
 
 @FUZZ
 @given(counting_files(), SIZES)
 def test_counting_trec_runs_in_blocks(data, size):
-    with blocks_of(size):
-        agree(formats.read_trec_run, ref.read_trec_run, data, None, ".txt")
-        agree(_columns_as_lists, ref.read_trec_run, data, None, ".txt")
+    agree_in_blocks(size, "read_trec_run", data, None, ".txt")
 
 
 @FUZZ
@@ -118,18 +122,13 @@ def test_counting_trec_runs_in_blocks(data, size):
              plain=PLAIN_RUN.map(_as_json("score"))), SIZES)
 def test_jsonl_run_in_blocks(case, size):
     data, trigger = case
-    with blocks_of(size):
-        agree(formats.read_jsonl_run, ref.read_jsonl_run, data, _json_marks(data, trigger),
-              ".jsonl")
-        agree(_columns_as_lists, ref.read_jsonl_run, data, _json_marks(data, trigger), ".jsonl")
+    agree_in_blocks(size, "read_jsonl_run", data, _json_marks(data, trigger), ".jsonl")
 
 
 @FUZZ
 @given(counting_jsonl(), SIZES)
 def test_counting_jsonl_runs_in_blocks(data, size):
-    with blocks_of(size):
-        agree(formats.read_jsonl_run, ref.read_jsonl_run, data, None, ".jsonl")
-        agree(_columns_as_lists, ref.read_jsonl_run, data, None, ".jsonl")
+    agree_in_blocks(size, "read_jsonl_run", data, None, ".jsonl")
 
 
 # --------------------------------------------------------------------------- by hand
