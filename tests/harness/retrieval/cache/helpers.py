@@ -26,10 +26,10 @@ def outcomes(out) -> tuple:
 
 
 def bench(spec: str, out, cache, **options):
-    """One BM25 arm (by default) through :func:`run_bench`, named ``arm`` whatever ``out``."""
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.runner import run_bench
+    """One BM25 arm (by default) through :func:`run_arm`, named ``arm`` whatever ``out``."""
+    from harness.pipeline.config import ArmConfig
+    from harness.pipeline.runner import run_arm
 
     params = {"mode": "bm25", "control_name": "arm", "progress": False, **options}
-    cfg = BenchConfig(corpus_specs=(spec,), out=str(out), cache_dir=str(cache), **params)
-    return run_bench(cfg)
+    cfg = ArmConfig(corpus_specs=(spec,), out=str(out), cache_dir=str(cache), **params)
+    return run_arm(cfg)

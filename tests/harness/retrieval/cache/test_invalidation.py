@@ -9,7 +9,7 @@ import json
 import pytest
 
 from harness.retrieval import index_cache
-from harness.retrieval.bench import prepared_cache
+from harness.retrieval.prepared import prepared_cache
 from harness.retrieval.cache_store import source_revision
 
 from ..tiny import write_qmsum
@@ -150,7 +150,7 @@ def test_the_revision_covers_the_loaders_chunker_judge_and_tokeniser():
     prepared = {p.relative_to(SOURCE_ROOT).as_posix()
                 for p in source_files(*prepared_cache.REVISION_SOURCES)}
     assert {"ingestion/chunking.py", "ingestion/judgements.py", "ingestion/loaders/qmsum.py",
-            "ingestion/digest.py", "harness/retrieval/bench/prepare.py"} <= prepared
+            "ingestion/digest.py", "harness/retrieval/prepared/prepare.py"} <= prepared
     index = {p.relative_to(SOURCE_ROOT).as_posix()
              for p in source_files(*index_cache.REVISION_SOURCES)}
     assert {"harness/retrieval/backends/embedded.py",

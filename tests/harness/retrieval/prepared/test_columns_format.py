@@ -11,12 +11,12 @@ import random
 import numpy as np
 import pytest
 
-from harness.retrieval.bench import columns_format
-from harness.retrieval.bench.chunk_table import ChunkTable, structural_order
+from harness.retrieval.prepared import columns_format
+from harness.retrieval.prepared.chunk_table import ChunkTable, structural_order
 from harness.core.records import Chunk
 
-from ..tiny import write_qmsum
-from .helpers import bench, claims, outcomes
+from tests.harness.retrieval.tiny import write_qmsum
+from tests.harness.retrieval.cache.helpers import bench, claims, outcomes
 
 KEY = {"entry": "prepared", "format": 2, "revision": "r"}
 
@@ -170,7 +170,7 @@ def test_a_damaged_index_entry_is_a_miss_and_changes_no_byte(part, corpus, tmp_p
 def test_the_source_tree_digest_is_the_ingestion_tree_digest(tmp_path):
     import os
 
-    from harness.retrieval.bench.prepared_cache import tree_digest
+    from harness.retrieval.prepared.prepared_cache import tree_digest
     from ingestion.digest import tree_sha256
 
     root = tmp_path / "corpus"
