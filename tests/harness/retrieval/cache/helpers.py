@@ -1,4 +1,4 @@
-"""Shared builders for the cache tests: one in-process bench run, its claim files and the
+"""Shared builders for the cache tests: one in-process arm run, its claim files and the
 cache outcomes its runinfo.json records."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def outcomes(out) -> tuple:
     return corpus["source"], corpus["prepared"], block["bm25_index"]["outcome"]
 
 
-def bench(spec: str, out, cache, **options):
+def run_one_arm(spec: str, out, cache, **options):
     """One BM25 arm (by default) through :func:`run_arm`, named ``arm`` whatever ``out``."""
     from harness.pipeline.config import ArmConfig
     from harness.pipeline.runner import run_arm
