@@ -69,12 +69,12 @@ class _TextSeededEncoder:
 
 def docs_and_queries(spec: str, max_words: int):
     """What a bench run over ``spec`` indexes and asks (chunks, judgeable queries)."""
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.prepare import index_docs, prepare_corpus, search_queries
-    from harness.retrieval.bench.runner import relevance_policy
+    from harness.pipeline.config import ArmConfig
+    from harness.retrieval.prepared.prepare import index_docs, prepare_corpus, search_queries
+    from harness.pipeline.runner import relevance_policy
     from ingestion import load_corpus
 
-    cfg = BenchConfig(corpus_specs=(spec,), out="unused")
+    cfg = ArmConfig(corpus_specs=(spec,), out="unused")
     prepared = [prepare_corpus(load_corpus(spec), "chunk", relevance_policy(cfg), max_words)]
     return index_docs(prepared, False), search_queries(prepared, False)
 
@@ -94,12 +94,12 @@ def _node():
 
 
 def _latency(backend, queries, mode: str, workers: int) -> dict:
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.latency import latency_block
-    from harness.retrieval.bench.runner import retrieve_queries
+    from harness.pipeline.config import ArmConfig
+    from harness.pipeline.latency import latency_block
+    from harness.pipeline.runner import retrieve_queries
 
-    cfg = BenchConfig(corpus_specs=("unused",), out="unused", mode=mode, workers=workers,
-                      progress=False)
+    cfg = ArmConfig(corpus_specs=("unused",), out="unused", mode=mode, workers=workers,
+                    progress=False)
     retrieve_queries(cfg, backend, queries[:8], {}, {}, None)  # warm the connections and JIT
     _, _, batches = retrieve_queries(cfg, backend, queries, {}, {}, None)
     block = latency_block(batches, workers, "one query per call")

@@ -104,16 +104,16 @@ def fill_embeddings(specs, cache: Path) -> int:
     embedding cache under the default model's key (module docstring)."""
     import numpy as np
 
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.prepare import index_docs, search_queries
-    from harness.retrieval.bench.prepared_cache import prepare_run
-    from harness.retrieval.bench.runner import relevance_policy
+    from harness.pipeline.config import ArmConfig
+    from harness.retrieval.prepared.prepare import index_docs, search_queries
+    from harness.retrieval.prepared.prepared_cache import prepare_run
+    from harness.pipeline.runner import relevance_policy
     from harness.retrieval.embeddings.cache import EmbeddingCache, text_sha256
     from harness.retrieval.embeddings.models import load_encoder
     from harness.retrieval.embeddings.profiles import resolve_profile
 
-    cfg = BenchConfig(corpus_specs=tuple(specs), out="unused", cache_dir=str(cache),
-                      progress=False)
+    cfg = ArmConfig(corpus_specs=tuple(specs), out="unused", cache_dir=str(cache),
+                    progress=False)
     prepared, _ = prepare_run(cfg, None, relevance_policy(cfg))
     encoder = load_encoder(resolve_profile(None))
     texts = encoder.document_texts([d.embedded_text for d in index_docs(prepared, False)])
@@ -196,7 +196,7 @@ def second_arm_rows(name: str, spec: str, folder: Path, repeats: int, env,
 
 def sweep_rows(name: str, spec: str, folder: Path, quick: bool, env,
                baseline_env=None) -> list[dict]:
-    from harness.retrieval.bench.sweep import fusion_family
+    from harness.pipeline.sweep import fusion_family
 
     cache = folder / "cache"
     family = fusion_family()

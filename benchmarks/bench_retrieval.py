@@ -172,8 +172,8 @@ BATCH = 64
 
 
 def _hybrid_qmsum(quick: bool) -> dict:
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.runner import run_bench
+    from harness.pipeline.config import ArmConfig
+    from harness.pipeline.runner import run_arm
 
     val = qmsum_val()
     label = "hybrid rrf-60 per query, QMSum validation split, cached MiniLM embeddings"
@@ -182,12 +182,12 @@ def _hybrid_qmsum(quick: bool) -> dict:
                     None)
     spec = f"qmsum:{val / 'data' / 'Committee'}" if quick else f"qmsum:{val}"
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = BenchConfig(corpus_specs=(spec,), out=str(Path(tmp) / "warm"), progress=False,
-                          query_batch=BATCH)
-        run_bench(cfg)  # fills the embedding cache when it is cold; not timed
-        cfg = BenchConfig(corpus_specs=(spec,), out=str(Path(tmp) / "timed"), progress=False,
-                          query_batch=BATCH)
-        outcome = run_bench(cfg)
+        cfg = ArmConfig(corpus_specs=(spec,), out=str(Path(tmp) / "warm"), progress=False,
+                        query_batch=BATCH)
+        run_arm(cfg)  # fills the embedding cache when it is cold; not timed
+        cfg = ArmConfig(corpus_specs=(spec,), out=str(Path(tmp) / "timed"), progress=False,
+                        query_batch=BATCH)
+        outcome = run_arm(cfg)
     info = outcome.runinfo
     n = info["retrieval_latency_ms"]["queries"]
     per_query = info["phases"]["retrieval_seconds"] / n * 1000
@@ -200,9 +200,9 @@ def _hybrid_qmsum(quick: bool) -> dict:
 
 def _hybrid_synthetic(quick: bool) -> dict:
     from harness.retrieval.backends.embedded import EmbeddedBackend
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.prepare import index_docs, prepare_corpus, search_queries
-    from harness.retrieval.bench.runner import relevance_policy, retrieve_queries
+    from harness.pipeline.config import ArmConfig
+    from harness.retrieval.prepared.prepare import index_docs, prepare_corpus, search_queries
+    from harness.pipeline.runner import relevance_policy, retrieve_queries
     from harness.retrieval.embeddings.cache import default_cache_dir
     from ingestion import load_corpus
     from ingestion.synthetic import generate
@@ -212,8 +212,8 @@ def _hybrid_synthetic(quick: bool) -> dict:
     if not (folder / "manifest.json").is_file():
         generate(SEED, meetings, folder)
     corpus = load_corpus(f"synthetic:{folder}")
-    cfg = BenchConfig(corpus_specs=(f"synthetic:{folder}",), out=str(folder / "unused"),
-                      progress=False, query_batch=BATCH)
+    cfg = ArmConfig(corpus_specs=(f"synthetic:{folder}",), out=str(folder / "unused"),
+                    progress=False, query_batch=BATCH)
     prepared = [prepare_corpus(corpus, "chunk", relevance_policy(cfg), cfg.max_words)]
     docs = index_docs(prepared, embed_header=False)
     queries = search_queries(prepared, gold_scope=False)

@@ -55,14 +55,14 @@ def _harness(url: str, queries, concurrency: int) -> float:
     """Seconds for the bench retrieval path to send ``queries`` and read the answers."""
     from harness.retrieval.backends.base import IndexDoc
     from harness.retrieval.backends.http import HttpBackend
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.runner import retrieve_queries
+    from harness.pipeline.config import ArmConfig
+    from harness.pipeline.runner import retrieve_queries
 
     backend = HttpBackend(url_template=url + "/search?q={query}&k={k}", concurrency=concurrency)
     docs = [IndexDoc(f"d{i}_0", f"d{i}", "t", "t") for i in range(10)]
     backend.index(docs, ("bm25",))
-    cfg = BenchConfig(corpus_specs=("bench",), out="bench", mode="bm25", size=10,
-                      workers=concurrency, progress=False)
+    cfg = ArmConfig(corpus_specs=("bench",), out="bench", mode="bm25", size=10,
+                    workers=concurrency, progress=False)
     try:
         retrieve_queries(cfg, backend, queries[:concurrency * 4], {}, {}, None)  # warm pool
         start = time.perf_counter()

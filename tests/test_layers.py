@@ -4,11 +4,13 @@ Every project import, at module level or inside a function, goes down the order 
 (or stays in its own package); no set of modules imports itself round a cycle; and the
 model libraries are imported only through :mod:`harness.core.heavy`.
 
-    core < claims < ingestion < stats, certificates < evaluation < retrieval < studies
-         < warehouse < cli, dashboard < pages, app
+    core < claims < ingestion < stats, certificates < evaluation < retrieval < pipeline
+         < studies < warehouse < cli, dashboard < pages, app
 
 ``stats`` and ``certificates`` sit below ``evaluation``, so they never read a results
-directory (:mod:`harness.evaluation.runs` reads one for them).
+directory (:mod:`harness.evaluation.runs` reads one for them).  ``retrieval`` (its prepared
+corpora included) sits below ``pipeline``: it finds and ranks, and never scores, certifies
+or writes a claim.
 """
 
 from __future__ import annotations
@@ -30,20 +32,21 @@ LAYERS: dict[str, int] = {
     "harness.certificates": 4,
     "harness.evaluation": 5,
     "harness.retrieval": 6,
-    "harness.studies": 7,
-    "warehouse": 8,
-    "harness.cli": 9,
-    "harness.__main__": 9,
-    "ingestion.cli": 9,
-    "ingestion.__main__": 9,
-    "warehouse.cli": 9,
-    "warehouse.__main__": 9,
-    "dashboard": 9,
-    "pages": 10,
-    "app": 10,
+    "harness.pipeline": 7,
+    "harness.studies": 8,
+    "warehouse": 9,
+    "harness.cli": 10,
+    "harness.__main__": 10,
+    "ingestion.cli": 10,
+    "ingestion.__main__": 10,
+    "warehouse.cli": 10,
+    "warehouse.__main__": 10,
+    "dashboard": 10,
+    "pages": 11,
+    "app": 11,
     # the package itself: its public API sits on top of what it exposes
-    "harness": 9,
-    "harness.api": 9,
+    "harness": 10,
+    "harness.api": 10,
 }
 
 #: the libraries :mod:`harness.core.heavy` alone imports
@@ -141,8 +144,10 @@ def test_relative_imports_resolve(tmp_path):
         "harness.stats", "harness.core"]
 
 
-@pytest.mark.parametrize("module, rank", [("harness.core.tiers", 0), ("ingestion.cli.fetch", 9),
-                                          ("harness.cli", 9), ("warehouse.db", 8), ("app", 10)])
+@pytest.mark.parametrize("module, rank", [("harness.core.tiers", 0), ("ingestion.cli.fetch", 10),
+                                          ("harness.cli", 10), ("warehouse.db", 9), ("app", 11),
+                                          ("harness.retrieval.prepared.prepare", 6),
+                                          ("harness.pipeline.runner", 7)])
 def test_layer_lookup(module, rank):
     assert layer(module)[0] == rank
 
@@ -166,4 +171,19 @@ def test_the_warehouse_depends_only_on_the_core_and_the_claims():
     bad = [f"{m} -> {t}" for m, targets in project_edges().items() if m.startswith("warehouse")
            for t, _ in targets
            if not t.startswith(("warehouse", "harness.core", "harness.claims"))]
+    assert bad == []
+
+
+def test_retrieval_finds_and_ranks_and_nothing_more():
+    """Scoring, claims, statistics and certificates are the pipeline's (``harness.pipeline``
+    runs an arm through them); retrieval, its prepared corpora included, reaches none of them
+    though the layer order would allow it."""
+    below_but_not_retrieval = ("harness.evaluation", "harness.claims", "harness.stats",
+                               "harness.certificates")
+    edges = project_edges()
+    assert "harness.retrieval.prepared.prepared_cache" in edges
+    bad = [f"{m}:{imp.line} -> {t}" for m, targets in edges.items()
+           if m == "harness.retrieval" or m.startswith("harness.retrieval.")
+           for t, imp in targets
+           if any(t == p or t.startswith(p + ".") for p in below_but_not_retrieval)]
     assert bad == []

@@ -164,8 +164,8 @@ def system_arguments(args) -> None:
 def run_gate(args) -> int:
     """``--gate``: index once, retrieve and score query by query until the gate decides."""
 
-    from harness.retrieval.bench.config import from_args
-    from harness.retrieval.bench.gated import GateOptions, run_gated
+    from harness.pipeline.config import from_args
+    from harness.pipeline.gated import GateOptions, run_gated
     from harness.stats.markdown import gate_summary
 
     if args.gate_threshold is None:
@@ -224,8 +224,8 @@ def run_gate(args) -> int:
 
 def run(args) -> int:
     from harness.retrieval.backends import EXIT_BACKEND, BackendError
-    from harness.retrieval.bench.config import from_args
-    from harness.retrieval.bench.runner import run_bench
+    from harness.pipeline.config import from_args
+    from harness.pipeline.runner import run_arm
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
     from harness.cli.ingest import ingest_run
 
@@ -251,7 +251,7 @@ def run(args) -> int:
 
         control = load_metrics(cfg.compare)  # a bad control fails before any work
     try:
-        outcome = run_bench(cfg)
+        outcome = run_arm(cfg)
     except MixedEmbeddingSpace as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_MIXED_EMBEDDINGS

@@ -7,8 +7,8 @@ pipeline of steps that each call the product's own entry points and fill every p
    ``--qmsum-dir`` names it (tier A when every meeting file matches the sha256 the registry
    pins for the upstream commit; a copy with an edited or foreign meeting is tier B, and so
    is every number of the demo: the demo says so);
-2. a family of arms, each a :class:`~harness.retrieval.bench.config.BenchConfig` run by
-   :func:`~harness.retrieval.bench.run_bench` over the corpora in one index: BM25, dense,
+2. a family of arms, each an :class:`~harness.pipeline.config.ArmConfig` run by
+   :func:`~harness.pipeline.run_arm` over the corpora in one index: BM25, dense,
    hybrid RRF at rank constants 60 (the control: the default, not selected explicitly) and
    30, one normalization arm, plus the control at file granularity for a certificate;
 3. intervals for every run, every arm's paired test against the control (one document,
@@ -22,7 +22,7 @@ pipeline of steps that each call the product's own entry points and fill every p
    (``--no-serve``: print how to open it instead).
 
 Caches make the second run fast: the synthetic corpora by seed, the embedding cache, the
-distilled dense model (once per machine), and arms whose inputs (bench configuration,
+distilled dense model (once per machine), and arms whose inputs (arm configuration,
 corpus checksums, model weights, the harness and ingestion sources) are unchanged are not
 run again, nor are the migration and answers runs whose inputs are unchanged (``--force``
 reruns them).
@@ -71,7 +71,7 @@ def _fusion(*args):
     return resolve_fusion(*args)
 
 
-#: arm name -> (BenchConfig fields, family, axis); the control is the default hybrid (RRF at
+#: arm name -> (ArmConfig fields, family, axis); the control is the default hybrid (RRF at
 #: 60, recorded as not selected explicitly).  A family of None is not compared with the
 #: control.  Fusion specs are built when the demo runs (``arm_fields``).
 ARMS: dict[str, tuple[dict, str | None, str | None]] = {
@@ -88,7 +88,7 @@ ARMS: dict[str, tuple[dict, str | None, str | None]] = {
 
 
 def arm_fields(fields: dict) -> dict:
-    """An arm's BenchConfig fields with its fusion resolved as ``--fusion ...`` would be."""
+    """An arm's ArmConfig fields with its fusion resolved as ``--fusion ...`` would be."""
     out = dict(fields)
     if "fusion" in out:
         out["fusion"] = _fusion(*out["fusion"])
@@ -197,7 +197,7 @@ def static_model() -> Path:
 
 
 def model_fields(choice: str) -> tuple[dict, str]:
-    """BenchConfig fields for the dense leg, and what identifies the model's weights.
+    """ArmConfig fields for the dense leg, and what identifies the model's weights.
 
     ``static``: the distilled model (built once per machine).  A local model2vec directory:
     its dimension from its config, no prefixes.  Anything else (a profile name such as
@@ -273,23 +273,24 @@ def unchanged(out: Path, inputs: dict) -> bool:
         return False
 
 
-def bench(arm: str, fields: dict, corpora: list, specs: list[str], cache_dir: Path,
-          out: Path, inputs: dict, force: bool, progress: bool) -> bool:
-    """Run one arm through the bench's own entry point (a
-    :class:`~harness.retrieval.bench.config.BenchConfig` and
-    :func:`~harness.retrieval.bench.run_bench`) over the loaded corpora, unless its results
+def run_arm_unless_unchanged(arm: str, fields: dict, corpora: list, specs: list[str],
+                             cache_dir: Path, out: Path, inputs: dict, force: bool,
+                             progress: bool) -> bool:
+    """Run one arm through the pipeline's own entry point (a
+    :class:`~harness.pipeline.config.ArmConfig` and
+    :func:`~harness.pipeline.run_arm`) over the loaded corpora, unless its results
     exist for these inputs; True when it ran."""
     from harness.core.canonical import canonical_json
     from harness.evaluation.results import check_out_directory
-    from harness.retrieval.bench import BenchConfig, run_bench
+    from harness.pipeline import ArmConfig, run_arm
 
     if not force and unchanged(out, inputs):
         return False
     (out / STAMP).unlink(missing_ok=True)
     check_out_directory(str(out))
-    cfg = BenchConfig(corpus_specs=tuple(specs), out=str(out), control_name=arm,
-                      cache_dir=str(cache_dir), progress=progress, **fields)
-    run_bench(cfg, corpora)
+    cfg = ArmConfig(corpus_specs=tuple(specs), out=str(out), control_name=arm,
+                    cache_dir=str(cache_dir), progress=progress, **fields)
+    run_arm(cfg, corpora)
     (out / STAMP).write_text(canonical_json(inputs), encoding="utf-8")
     return True
 
@@ -572,8 +573,8 @@ def run(args) -> int:
                   "model": weights if uses_dense else None, "code": code}
         runs[arm] = root / arm
         # the first dense arm embeds the corpora: its estimate and bar are worth showing
-        if bench(arm, config, corpora, specs, cache_dir, runs[arm], inputs, args.force,
-                 progress=uses_dense and first_dense):
+        if run_arm_unless_unchanged(arm, config, corpora, specs, cache_dir, runs[arm], inputs,
+                                    args.force, progress=uses_dense and first_dense):
             ran.append(arm)
         first_dense = first_dense and not uses_dense
     headline = _headline(runs[CONTROL], measure)

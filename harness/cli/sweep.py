@@ -1,11 +1,11 @@
 """``python -m harness sweep``: a family of arms in one process, sharing the prepared corpus.
 
 Every ``harness bench`` flag given here applies to every arm; each arm adds its own flags
-(``--family fusion``: the 24 fusion arms of :data:`harness.retrieval.bench.sweep.FUSION_FAMILY`;
+(``--family fusion``: the 24 fusion arms of :data:`harness.pipeline.sweep.FUSION_FAMILY`;
 ``--arms FILE``: one arm per line, ``NAME FLAGS...``, ``#`` comments).  Each arm is written
 to ``--out``/NAME exactly as ``harness bench`` with the shared and the arm's flags would write
 it (byte-identical claim files); the corpora are prepared once and each distinct index is
-opened once (:mod:`harness.retrieval.bench.sweep`).
+opened once (:mod:`harness.pipeline.sweep`).
 
 Exit codes as ``harness bench``: 0 written; 2 bad input (nothing run); 3 mixed embedding
 space; 5 the backend failed (arms already written are kept and named).
@@ -29,7 +29,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 def add_arguments(p) -> None:
     from harness.cli.bench import add_arguments as bench_arguments
-    from harness.retrieval.bench.sweep import FAMILIES
+    from harness.pipeline.sweep import FAMILIES
 
     g = p.add_argument_group("the family")
     g.add_argument("--family", choices=sorted(FAMILIES), default=None,
@@ -79,8 +79,8 @@ def read_arms(path) -> dict[str, tuple[str, ...]]:
 
 
 def arm_configs(args, arms: dict[str, tuple[str, ...]]) -> list:
-    """Each arm's :class:`BenchConfig`: the shared flags with the arm's on top."""
-    from harness.retrieval.bench.config import from_args
+    """Each arm's :class:`ArmConfig`: the shared flags with the arm's on top."""
+    from harness.pipeline.config import from_args
 
     parser = _arm_parser()
     configs = []
@@ -116,7 +116,7 @@ def run(args) -> int:
     from harness.cli.ingest import ingest_run
     from harness.evaluation.results import check_out_directory
     from harness.retrieval.backends import EXIT_BACKEND, BackendError
-    from harness.retrieval.bench.sweep import FAMILIES, run_sweep
+    from harness.pipeline.sweep import FAMILIES, run_sweep
     from harness.retrieval.embeddings.provenance import EXIT_MIXED_EMBEDDINGS, MixedEmbeddingSpace
 
     if (args.family is None) == (args.arms is None):

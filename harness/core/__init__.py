@@ -1,3 +1,4 @@
 """The foundation every other package builds on: records, measures, canonical JSON, file
 formats with located errors, document ids, licence tiers and the source registry, settings,
-and the command runner.  It imports nothing else of the project."""
+random streams derived from a recorded seed, and the command runner.  It imports nothing else
+of the project."""

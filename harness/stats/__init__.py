@@ -1,8 +1,8 @@
 """Statistics that turn a number into a claim.
 
-Modules (import the one you need; this package imports nothing on its own):
+Modules (import the one you need; this package imports nothing on its own; the seeded
+random streams they draw from are :mod:`harness.core.seeding`):
 
-* :mod:`harness.stats.seeding`        - derived, recorded random streams
 * :mod:`harness.stats.perquery`       - per-query values grouped like metric rows
 * :mod:`harness.stats.intervals`      - bootstrap (percentile, BCa), paired deltas and ratios,
   Clopper-Pearson, and the ``intervals.json`` claim file

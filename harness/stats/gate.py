@@ -36,7 +36,7 @@ from harness.claims import GateClaim
 from harness.stats.intervals import (binary_interval, is_binary_measure, mean_interval_from_sums,
                                      resample_sums)
 from harness.stats.randomization import tests_from_differences
-from harness.stats.seeding import derive_rng
+from harness.core.seeding import derive_rng
 from harness.stats.sequential import GRID_SIZE, BettingConfidenceSequence, QueryStream
 
 log = logging.getLogger(__name__)

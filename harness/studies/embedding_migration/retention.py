@@ -38,7 +38,7 @@ import numpy as np
 from harness.retrieval.backends.topk import top_k_rows
 from harness.stats.intervals import (Interval, bootstrap_mean_interval, check_contains,
                                      paired_ratio_interval)
-from harness.stats.seeding import STREAM_RULE, derive_rng
+from harness.core.seeding import STREAM_RULE, derive_rng
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from harness.studies.embedding_migration.retention import (STREAM, hits, interva
                                                          mean_interval, ndcg_at_k, overlap_at_k,
                                                          ratio, recall_at_k, search)
 from harness.stats.intervals import METHODS
-from harness.stats.seeding import check_seed, derive_rng
+from harness.core.seeding import check_seed, derive_rng
 
 log = logging.getLogger(__name__)
 

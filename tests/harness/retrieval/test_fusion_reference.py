@@ -11,7 +11,7 @@ import pytest
 
 from harness.retrieval import fusion
 from harness.retrieval.arms import FusionSpec
-from harness.retrieval.bench.sweep import FUSION_FAMILY
+from harness.pipeline.sweep import FUSION_FAMILY
 
 from . import fusion_reference
 

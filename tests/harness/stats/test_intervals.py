@@ -11,7 +11,7 @@ from harness.stats.intervals import (IntervalError, binary_interval, bootstrap_m
                                      check_contains, clopper_pearson, paired_delta_interval,
                                      paired_ratio_interval, percentile_bounds, resample_sums,
                                      row_intervals)
-from harness.stats.seeding import derive_rng
+from harness.core.seeding import derive_rng
 
 
 # --------------------------------------------------------------------------- Clopper-Pearson
@@ -241,7 +241,7 @@ def test_row_intervals_refuses_per_query_values_from_another_run():
 
 
 def test_file_measures_are_binary_exactly_when_their_base_is():
-    from harness.retrieval.bench.levels import FILE_PREFIX as BENCH_PREFIX
+    from harness.pipeline.levels import FILE_PREFIX as BENCH_PREFIX
     from harness.stats.intervals import FILE_PREFIX, is_binary_measure
 
     assert FILE_PREFIX == BENCH_PREFIX  # the prefix the bench writes

@@ -1,4 +1,4 @@
-"""Shared builders for the cache tests: one in-process bench run, its claim files and the
+"""Shared builders for the cache tests: one in-process arm run, its claim files and the
 cache outcomes its runinfo.json records."""
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ def outcomes(out) -> tuple:
     return corpus["source"], corpus["prepared"], block["bm25_index"]["outcome"]
 
 
-def bench(spec: str, out, cache, **options):
-    """One BM25 arm (by default) through :func:`run_bench`, named ``arm`` whatever ``out``."""
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.runner import run_bench
+def run_one_arm(spec: str, out, cache, **options):
+    """One BM25 arm (by default) through :func:`run_arm`, named ``arm`` whatever ``out``."""
+    from harness.pipeline.config import ArmConfig
+    from harness.pipeline.runner import run_arm
 
     params = {"mode": "bm25", "control_name": "arm", "progress": False, **options}
-    cfg = BenchConfig(corpus_specs=(spec,), out=str(out), cache_dir=str(cache), **params)
-    return run_bench(cfg)
+    cfg = ArmConfig(corpus_specs=(spec,), out=str(out), cache_dir=str(cache), **params)
+    return run_arm(cfg)

@@ -9,11 +9,11 @@ import json
 import pytest
 
 from harness.retrieval import index_cache
-from harness.retrieval.bench import prepared_cache
+from harness.retrieval.prepared import prepared_cache
 from harness.retrieval.cache_store import source_revision
 
 from ..tiny import write_qmsum
-from .helpers import bench, claims, outcomes
+from .helpers import claims, outcomes, run_one_arm
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def _new_code(monkeypatch):
     monkeypatch.setattr(index_cache, "code_revision", lambda: "another revision")
 
 
-#: change -> (bench options, edit of the world, expected (source, prepared, bm25 index)).
+#: change -> (arm options, edit of the world, expected (source, prepared, bm25 index)).
 #: Chunking changes the indexed texts, so the index too; judgements do not; BM25
 #: parameters change only the index; the corpus's bytes change everything; a licence file
 #: where attribution looks changes only the source entry (same content digest).
@@ -65,9 +65,9 @@ CASES = {
 def test_each_key_part_invalidates_what_it_names(case, corpus, tmp_path, monkeypatch):
     root, spec = corpus
     cache = tmp_path / "cache"
-    bench(spec, tmp_path / "first", cache)
+    run_one_arm(spec, tmp_path / "first", cache)
     assert outcomes(tmp_path / "first") == ("miss", "miss", "miss")
-    bench(spec, tmp_path / "again", cache)
+    run_one_arm(spec, tmp_path / "again", cache)
     assert outcomes(tmp_path / "again") == ("hit", "hit", "hit")
 
     options, edit, expected = CASES[case]
@@ -77,9 +77,9 @@ def test_each_key_part_invalidates_what_it_names(case, corpus, tmp_path, monkeyp
         _licence_above(root)
     elif edit == "code":
         _new_code(monkeypatch)
-    bench(spec, tmp_path / "changed", cache, **options)
+    run_one_arm(spec, tmp_path / "changed", cache, **options)
     assert outcomes(tmp_path / "changed") == expected
-    bench(spec, tmp_path / "uncached", tmp_path / "unused", prepared_cache=False, **options)
+    run_one_arm(spec, tmp_path / "uncached", tmp_path / "unused", prepared_cache=False, **options)
     assert claims(tmp_path / "changed") == claims(tmp_path / "uncached")
     assert not (tmp_path / "unused").exists()  # the uncached run wrote no cache
 
@@ -88,9 +88,9 @@ def test_an_edited_corpus_changes_the_numbers_the_cache_serves(corpus, tmp_path)
     """The invalidation matters: the edited corpus's claim differs from the first one."""
     root, spec = corpus
     cache = tmp_path / "cache"
-    bench(spec, tmp_path / "first", cache)
+    run_one_arm(spec, tmp_path / "first", cache)
     _edit_turn(root)
-    bench(spec, tmp_path / "changed", cache)
+    run_one_arm(spec, tmp_path / "changed", cache)
     first = json.loads(claims(tmp_path / "first")["metrics.json"])
     changed = json.loads(claims(tmp_path / "changed")["metrics.json"])
     assert first["corpora"][0]["sha256"] != changed["corpora"][0]["sha256"]
@@ -99,10 +99,10 @@ def test_an_edited_corpus_changes_the_numbers_the_cache_serves(corpus, tmp_path)
 def test_an_unreadable_entry_is_rebuilt(corpus, tmp_path):
     _, spec = corpus
     cache = tmp_path / "cache"
-    bench(spec, tmp_path / "first", cache)
+    run_one_arm(spec, tmp_path / "first", cache)
     (entry,) = [p for p in (cache / "prepared" / "corpora").iterdir() if p.is_file()]
     entry.write_bytes(entry.read_bytes()[:100])  # truncated, as by a disk fault
-    bench(spec, tmp_path / "second", cache)
+    run_one_arm(spec, tmp_path / "second", cache)
     assert outcomes(tmp_path / "second") == ("hit", "miss", "hit")
     assert claims(tmp_path / "second") == claims(tmp_path / "first")
 
@@ -110,13 +110,13 @@ def test_an_unreadable_entry_is_rebuilt(corpus, tmp_path):
 def test_a_dead_writers_temporary_file_is_removed(corpus, tmp_path):
     _, spec = corpus
     cache = tmp_path / "cache"
-    bench(spec, tmp_path / "first", cache)
+    run_one_arm(spec, tmp_path / "first", cache)
     store = cache / "prepared" / "corpora"
     (entry,) = [p for p in store.iterdir() if p.is_file()]
     stale = store / f".tmp-{entry.name}-dead"
     stale.write_bytes(b"half")
     entry.unlink()
-    bench(spec, tmp_path / "second", cache)
+    run_one_arm(spec, tmp_path / "second", cache)
     assert not stale.exists()
     assert outcomes(tmp_path / "second") == ("hit", "miss", "hit")
 
@@ -124,7 +124,7 @@ def test_a_dead_writers_temporary_file_is_removed(corpus, tmp_path):
 def test_the_environment_variable_moves_the_cache(corpus, tmp_path, monkeypatch):
     _, spec = corpus
     monkeypatch.setenv("HARNESS_PREPARED_CACHE", str(tmp_path / "elsewhere"))
-    bench(spec, tmp_path / "first", tmp_path / "cache")
+    run_one_arm(spec, tmp_path / "first", tmp_path / "cache")
     assert (tmp_path / "elsewhere" / "corpora").is_dir()
     assert not (tmp_path / "cache" / "prepared").exists()
 
@@ -150,7 +150,7 @@ def test_the_revision_covers_the_loaders_chunker_judge_and_tokeniser():
     prepared = {p.relative_to(SOURCE_ROOT).as_posix()
                 for p in source_files(*prepared_cache.REVISION_SOURCES)}
     assert {"ingestion/chunking.py", "ingestion/judgements.py", "ingestion/loaders/qmsum.py",
-            "ingestion/digest.py", "harness/retrieval/bench/prepare.py"} <= prepared
+            "ingestion/digest.py", "harness/retrieval/prepared/prepare.py"} <= prepared
     index = {p.relative_to(SOURCE_ROOT).as_posix()
              for p in source_files(*index_cache.REVISION_SOURCES)}
     assert {"harness/retrieval/backends/embedded.py",

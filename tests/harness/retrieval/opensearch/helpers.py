@@ -46,12 +46,12 @@ def index_name(out: Path) -> str:
 
 def docs_and_queries(spec, max_words):
     """The documents and queries a bench run over ``spec`` would index and ask."""
-    from harness.retrieval.bench.config import BenchConfig
-    from harness.retrieval.bench.prepare import index_docs, prepare_corpus, search_queries
-    from harness.retrieval.bench.runner import relevance_policy
+    from harness.pipeline.config import ArmConfig
+    from harness.retrieval.prepared.prepare import index_docs, prepare_corpus, search_queries
+    from harness.pipeline.runner import relevance_policy
     from ingestion import load_corpus
 
-    cfg = BenchConfig(corpus_specs=(spec,), out="unused")
+    cfg = ArmConfig(corpus_specs=(spec,), out="unused")
     prepared = [prepare_corpus(load_corpus(spec), "chunk", relevance_policy(cfg), max_words)]
     return index_docs(prepared, False), search_queries(prepared, False)
 

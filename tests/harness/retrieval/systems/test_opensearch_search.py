@@ -18,7 +18,7 @@ BODY = '{"size": {k}, "query": {"match": {"text": {"query": "{query}"}}}, "_sour
 
 
 def _queries(synthetic):
-    from harness.retrieval.bench.prepare import prepare_corpus, search_queries
+    from harness.retrieval.prepared.prepare import prepare_corpus, search_queries
     from ingestion import load_corpus
     from ingestion.judgements import RelevancePolicy
 

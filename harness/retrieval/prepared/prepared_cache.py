@@ -13,12 +13,12 @@ whole, built once under a per-key lock when two processes miss together):
   :mod:`ingestion.evidence`), plus the code revision.  So a licence is never served from a
   copy whose evidence differs: one changed byte anywhere attribution looks is a miss.  The
   sha256 of the files under the path are remembered by their status in
-  ``file-digests.json`` (:mod:`harness.retrieval.bench.file_digests`): a file is read
+  ``file-digests.json`` (:mod:`harness.retrieval.prepared.file_digests`): a file is read
   again unless nobody has changed it since.
 * ``corpora/<key>``: chunks (with their structural order), qrels, queries dropped as
   unjudgeable, file qrels and the answer-scored query count, as checked columns
-  (:mod:`harness.retrieval.bench.columns_format`: one block per column, a sha256 over all of
-  them, read back as a :class:`~harness.retrieval.bench.chunk_table.ChunkTable` without
+  (:mod:`harness.retrieval.prepared.columns_format`: one block per column, a sha256 over all of
+  them, read back as a :class:`~harness.retrieval.prepared.chunk_table.ChunkTable` without
   building a chunk object).  Keyed by the corpus digest (``corpora[].sha256``, of what was
   loaded), the corpus name and kind, the chunking (granularity, ``--max-words``), the
   judgement policy (``--relevance-high``, ``--relevance-low``, ``--binary-relevance``) and
@@ -28,7 +28,7 @@ The code revision is the sha256 of the sources that make an entry (every module 
 ``ingestion``, ``harness/core`` with its pinned checksums, corpus preparation and this cache),
 so an edit to a loader, the chunker or the judge invalidates every entry it could change.
 
-A prepared corpus from this cache holds the corpus *as the bench reads it*: provenance,
+A prepared corpus from this cache holds the corpus *as an arm run reads it*: provenance,
 file records and queries (id, text, class, how scored), without turns or documents; a
 miss returns the same form (made from the entry it wrote), so a hit and a miss give the
 same object and the same claim files.  Source entries are JSON, corpus entries columns of
@@ -51,11 +51,11 @@ from typing import Sequence
 from harness.core import settings
 from harness.core.canonical import sha256_file
 from harness.core.records import Query
-from harness.retrieval.bench import columns_format
-from harness.retrieval.bench.chunk_table import FIELDS as CHUNK_FIELDS
-from harness.retrieval.bench.chunk_table import ChunkTable, structural_order
-from harness.retrieval.bench.file_digests import FileDigests
-from harness.retrieval.bench.prepare import PreparedCorpus, prepare_corpus
+from harness.retrieval.prepared import columns_format
+from harness.retrieval.prepared.chunk_table import FIELDS as CHUNK_FIELDS
+from harness.retrieval.prepared.chunk_table import ChunkTable, structural_order
+from harness.retrieval.prepared.file_digests import FileDigests
+from harness.retrieval.prepared.prepare import PreparedCorpus, prepare_corpus
 from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, source_files, \
     source_revision
 
@@ -63,16 +63,16 @@ log = logging.getLogger(__name__)
 
 #: bump when an entry's layout changes
 PREPARED_FORMAT = 2
-#: the sha256 of source files remembered between runs (harness.retrieval.bench.file_digests)
+#: the sha256 of source files remembered between runs (harness.retrieval.prepared.file_digests)
 DIGESTS_FILE = "file-digests.json"
 #: what makes a prepared entry (their sha256 is the code revision in every key)
 REVISION_SOURCES = ("ingestion/**/*.py", "harness/core/*.py", "harness/core/pins/*",
-                    "harness/retrieval/bench/prepare.py",
-                    "harness/retrieval/bench/prepared_cache.py",
-                    "harness/retrieval/bench/columns_format.py",
-                    "harness/retrieval/bench/chunk_table.py",
+                    "harness/retrieval/prepared/prepare.py",
+                    "harness/retrieval/prepared/prepared_cache.py",
+                    "harness/retrieval/prepared/columns_format.py",
+                    "harness/retrieval/prepared/chunk_table.py",
                     "harness/retrieval/cache_store.py")
-#: chunk fields no bench step reads after judging: decoded only if a chunk object is built
+#: chunk fields no step of an arm run reads after judging: decoded only if a chunk object is built
 _LAZY_FIELDS = ("turn_indexes", "turn_fractions")
 _QUERY_FIELDS = ("query_id", "text", "query_class", "corpus", "scored_on")
 
@@ -122,7 +122,7 @@ def tree_digest(root: Path, digests: FileDigests | None = None) -> str:
     of every regular file, hidden parts skipped, symbolic links to folders not followed,
     sorted by relative POSIX path), walked with ``os.scandir`` (about 3x faster on 1,850
     meeting files; tested equal).  ``digests`` remembers each file's sha256 between runs
-    (:mod:`harness.retrieval.bench.file_digests`)."""
+    (:mod:`harness.retrieval.prepared.file_digests`)."""
     found: list[tuple[str, str]] = []
     pending = [(str(root), "")]
     while pending:
@@ -191,7 +191,7 @@ def _source_payload(corpus) -> dict:
 
 
 def _light_corpus(payload: dict):
-    """The corpus as the bench reads it (module docstring) from a ``sources`` entry."""
+    """The corpus as an arm run reads it (module docstring) from a ``sources`` entry."""
     from ingestion.corpus import Corpus, FileRecord, SourceInfo
 
     files = tuple(FileRecord(**{**f, "roster": tuple(f["roster"])}) for f in payload["files"])
@@ -224,7 +224,7 @@ def _nested_qrels(prefix: str, cols) -> dict[str, dict]:
 
 
 def _prepared_payload(p: PreparedCorpus) -> dict[str, list]:
-    """The columns of a ``corpora`` entry (:mod:`harness.retrieval.bench.columns_format`)."""
+    """The columns of a ``corpora`` entry (:mod:`harness.retrieval.prepared.columns_format`)."""
     table = p.chunks if isinstance(p.chunks, ChunkTable) else ChunkTable.from_chunks(p.chunks)
     columns = {f"chunk.{name}": table.column(name) for name in CHUNK_FIELDS}
     columns["chunk.order"] = table.order if table.order is not None else \

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness.retrieval.bench.latency import latency_block
+from harness.pipeline.latency import latency_block
 from harness.cli import main
 
 
@@ -52,7 +52,7 @@ def test_blas_is_held_to_one_thread_while_queries_are_timed():
     # (helper-thread wake-up on busy cores): the timing loop holds it to one thread
     from threadpoolctl import threadpool_info
 
-    from harness.retrieval.bench.latency import BLAS_THREADS, one_blas_thread
+    from harness.pipeline.latency import BLAS_THREADS, one_blas_thread
 
     def blas_threads():
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

@@ -18,7 +18,7 @@ STREAM_RULE = ("numpy default_rng(SeedSequence([seed, *sha256('|'.join(labels)) 
                "32-bit words]))")
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     """A seed must be a non-negative integer (it is written into claim files)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")

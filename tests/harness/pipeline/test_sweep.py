@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from harness.cli import main
-from harness.retrieval.bench.sweep import FUSION_FAMILY, fusion_family
+from harness.pipeline.sweep import FUSION_FAMILY, fusion_family
 
-from ..tiny import write_beir, write_qmsum
-from .helpers import claims, runinfo
+from tests.harness.retrieval.tiny import write_beir, write_qmsum
+from tests.harness.retrieval.cache.helpers import claims, runinfo
 
 ARMS = {
     "rrf-30": ["--mode", "hybrid", "--fusion", "rrf", "--rank-constant", "30"],
@@ -73,7 +73,7 @@ def test_without_shared_legs_every_arm_searches_its_own(specs, tmp_path):
 
 def test_the_fusion_family_is_24_distinct_arms_whose_flags_name_them():
     from harness.cli import build_parser, _available
-    from harness.retrieval.bench.config import from_args
+    from harness.pipeline.config import from_args
 
     arms = fusion_family()
     assert len(FUSION_FAMILY) == 24 and len(arms) == 24  # 8 RRF + 7 unweighted + 9 weighted

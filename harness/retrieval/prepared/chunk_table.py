@@ -1,9 +1,9 @@
 """A corpus's chunks as columns: a :class:`~harness.core.records.Chunk` sequence that builds
 a chunk object only when one is asked for.
 
-A bench run reads chunks a field at a time (ids, files, texts for the index; file counts
+An arm run reads chunks a field at a time (ids, files, texts for the index; file counts
 for the claim), so the prepared-corpus cache hands them over as columns
-(:mod:`harness.retrieval.bench.columns_format`) and skips building about 130k frozen
+(:mod:`harness.retrieval.prepared.columns_format`) and skips building about 130k frozen
 objects on full QMSum.  Indexing, iteration and equality give the same ``Chunk`` values
 the chunker made.  ``order``, when known, is the chunks' structural order
 (:func:`harness.core.doc_ids.rank_key`), kept so indexing need not sort again.

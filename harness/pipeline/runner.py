@@ -1,4 +1,4 @@
-"""One bench run: load -> index -> retrieve (legs, fusion, rerank) -> score -> results dir.
+"""One arm run: load -> index -> retrieve (legs, fusion, rerank) -> score -> results dir.
 
 All corpora of a run share one index, so every row, per-query value and calibration
 record of the run carries the most restrictive tier of the indexed corpora (``index.tier``,
@@ -23,23 +23,23 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from harness.certificates.data import CALIBRATION_JSONL, calibration_row, calibration_text
-from harness.retrieval.bench.config import HEADER_TEMPLATE, BenchConfig
-from harness.retrieval.bench.latency import latency_block, one_blas_thread
-from harness.retrieval.bench.levels import (
+from harness.pipeline.config import HEADER_TEMPLATE, ArmConfig
+from harness.pipeline.latency import latency_block, one_blas_thread
+from harness.pipeline.levels import (
     FILE_MEASURES,
     FILE_PREFIX,
     file_level_result,
     first_occurrence,
     merge_file_measures,
 )
-from harness.retrieval.bench.prepare import (
+from harness.retrieval.prepared.prepare import (
     PreparedCorpus,
     check_disjoint,
     index_docs,
     search_queries,
 )
-from harness.retrieval.bench.systems import repeat_retrieval, system_claim
-from harness.retrieval.bench.prepared_cache import attach_index_cache, prepare_run
+from harness.pipeline.systems import repeat_retrieval, system_claim
+from harness.retrieval.prepared.prepared_cache import attach_index_cache, prepare_run
 from harness.retrieval.embeddings.provenance import index_block, refuse_mixed
 from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
@@ -62,7 +62,7 @@ LATENCY_METHOD = (
 
 
 @dataclass(frozen=True)
-class BenchOutcome:
+class ArmOutcome:
     out: Path
     metrics: dict
     runinfo: dict
@@ -80,14 +80,14 @@ class _LockedReranker:
             return self._reranker.score(query, texts)
 
 
-def relevance_policy(cfg: BenchConfig):
+def relevance_policy(cfg: ArmConfig):
     from ingestion.judgements import RelevancePolicy
 
     return RelevancePolicy(relevance_high=cfg.relevance_high, relevance_low=cfg.relevance_low,
                            binary=cfg.binary)
 
 
-def _policy_block(cfg: BenchConfig, policy) -> dict:
+def _policy_block(cfg: ArmConfig, policy) -> dict:
     if cfg.granularity == "file":
         return {"graded_from": "gold files", "granularity": "file", "gain": "linear",
                 "binary": True, "relevance": "1 for every file holding gold, else unjudged",
@@ -97,13 +97,13 @@ def _policy_block(cfg: BenchConfig, policy) -> dict:
     return block
 
 
-def load_corpora(cfg: BenchConfig) -> list:
+def load_corpora(cfg: ArmConfig) -> list:
     from ingestion import load_corpus
 
     return [load_corpus(spec) for spec in cfg.corpus_specs]
 
 
-def build_backend(cfg: BenchConfig):
+def build_backend(cfg: ArmConfig):
     """The configured backend with its encoder (when a dense leg is needed)."""
     from harness.retrieval.backends import backend_class
 
@@ -176,7 +176,7 @@ class OpenIndex:
 
 
 @contextmanager
-def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
+def open_index(cfg: ArmConfig, corpora: Sequence | None, phases: dict):
     """Load, judge and index the corpora, embed the queries; close the backend on exit.
 
     Raises :class:`harness.retrieval.embeddings.MixedEmbeddingSpace` when the index holds vectors
@@ -220,7 +220,7 @@ def open_index(cfg: BenchConfig, corpora: Sequence | None, phases: dict):
             encoder.cache.close()
 
 
-def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome:
+def run_arm(cfg: ArmConfig, corpora: Sequence | None = None) -> ArmOutcome:
     """Run one arm and write its results directory (module docstring).
 
     Raises :class:`harness.retrieval.embeddings.MixedEmbeddingSpace` before writing anything when
@@ -232,9 +232,9 @@ def run_bench(cfg: BenchConfig, corpora: Sequence | None = None) -> BenchOutcome
         return measure_arm(cfg, ix, phases, started)
 
 
-def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *,
+def measure_arm(cfg: ArmConfig, ix: OpenIndex, phases: dict, started: float, *,
                 latency_method: str = LATENCY_METHOD,
-                runinfo_extra: dict | None = None) -> BenchOutcome:
+                runinfo_extra: dict | None = None) -> ArmOutcome:
     """Retrieve, score and write one arm over an open index (``harness sweep`` runs several
     arms over one); ``runinfo_extra`` adds to runinfo.json, never to the claim."""
     measures = resolve(cfg.measures)
@@ -275,13 +275,13 @@ def measure_arm(cfg: BenchConfig, ix: OpenIndex, phases: dict, started: float, *
     out = write_results(cfg.out, metrics, metrics_md=files.pop("metrics.md"),
                         per_query=files.pop("per_query"), rankings=files.pop("rankings"),
                         runinfo=runinfo, extra_files=files)
-    return BenchOutcome(out, load_metrics(out), runinfo)
+    return ArmOutcome(out, load_metrics(out), runinfo)
 
 
 # --------------------------------------------------------------------------- retrieval
 
 
-def retrieve_queries(cfg: BenchConfig, backend, queries, doc_file, doc_text, reranker):
+def retrieve_queries(cfg: ArmConfig, backend, queries, doc_file, doc_text, reranker):
     """``(final lists, calibration lists, latency)``: lists per query id; latency maps each
     batch's first query id to ``(queries in the batch, ms per query)``."""
     batches = [queries[i:i + cfg.query_batch] for i in range(0, len(queries), cfg.query_batch)]
@@ -470,7 +470,7 @@ def index_tier_of(prepared: Sequence[PreparedCorpus]) -> str:
     return most_restrictive_tier(p.tier for p in prepared)
 
 
-def _markdown(cfg: BenchConfig, metrics: dict, rows, measures) -> str:
+def _markdown(cfg: ArmConfig, metrics: dict, rows, measures) -> str:
     r = metrics["retrieval"]
     i = metrics["index"]
     lines = [

@@ -6,9 +6,9 @@ import hashlib
 import json
 import os
 
-from harness.retrieval.bench import file_digests
-from harness.retrieval.bench.file_digests import FileDigests
-from harness.retrieval.bench.prepared_cache import tree_digest
+from harness.retrieval.prepared import file_digests
+from harness.retrieval.prepared.file_digests import FileDigests
+from harness.retrieval.prepared.prepared_cache import tree_digest
 
 
 def _sha(data: bytes) -> str:

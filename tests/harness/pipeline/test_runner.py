@@ -11,7 +11,7 @@ from harness.cli import main
 from ingestion import load_corpus
 from ingestion.chunking import chunk_corpus
 
-from .tiny import write_beir, write_qmsum
+from tests.harness.retrieval.tiny import write_beir, write_qmsum
 
 CLAIM_FILES = ("metrics.json", "metrics.md", "per_query.jsonl", "rankings.jsonl",
                "calibration.jsonl")
@@ -232,7 +232,7 @@ def test_qmsum_val_meeting_level_bm25_orders_domains_as_the_methodology(tmp_path
 
 
 def test_embed_header_goes_to_the_dense_text_only(corpora):
-    from harness.retrieval.bench.prepare import index_docs, prepare_corpus
+    from harness.retrieval.prepared.prepare import index_docs, prepare_corpus
     from ingestion.judgements import RelevancePolicy
 
     prepared = [prepare_corpus(load_corpus(corpora[0]), "chunk", RelevancePolicy(), 200)]

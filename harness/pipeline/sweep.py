@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from harness.retrieval.arms import FusionSpec
-from harness.retrieval.bench.config import BenchConfig
-from harness.retrieval.bench.runner import LATENCY_METHOD, BenchOutcome, measure_arm, open_index
+from harness.pipeline.config import ArmConfig
+from harness.pipeline.runner import LATENCY_METHOD, ArmOutcome, measure_arm, open_index
 
 SHARED_LEGS_NOTE = ("; this arm's leg candidates were searched once per sweep (by the arm "
                     "named in runinfo.sweep.legs_from) and served from memory, so its samples "
@@ -57,11 +57,11 @@ def fusion_family() -> dict[str, tuple[str, ...]]:
     return {spec.arm_id: _spec_flags(spec) for spec in FUSION_FAMILY}
 
 
-#: family name -> a function giving the bench flags of each arm, by arm name
+#: family name -> a function giving the ``harness bench`` flags of each arm, by arm name
 FAMILIES: dict[str, Callable[[], dict[str, tuple[str, ...]]]] = {"fusion": fusion_family}
 
 
-def index_signature(cfg: BenchConfig) -> tuple:
+def index_signature(cfg: ArmConfig) -> tuple:
     """What an open index depends on: arms with equal signatures can share one."""
     return (cfg.corpus_specs, cfg.granularity, cfg.max_words, cfg.relevance_high,
             cfg.relevance_low, cfg.binary, cfg.backend, cfg.backend_options, cfg.k1, cfg.b,
@@ -105,21 +105,21 @@ class SharedLegs:
 @dataclass(frozen=True)
 class ArmResult:
     name: str
-    outcome: BenchOutcome
+    outcome: ArmOutcome
     seconds: float
     shared_index: bool
     legs_from: str | None
 
 
-def leg_signature(cfg: BenchConfig) -> tuple:
+def leg_signature(cfg: ArmConfig) -> tuple:
     return (cfg.legs, cfg.leg_depth, cfg.query_batch)
 
 
-def run_sweep(arms: Sequence[tuple[str, BenchConfig]], *, share_legs: bool = True,
+def run_sweep(arms: Sequence[tuple[str, ArmConfig]], *, share_legs: bool = True,
               on_arm: Callable[[ArmResult], None] | None = None) -> list[ArmResult]:
     """Run every ``(name, config)`` arm; arms sharing an index signature share one open
     index (in the order first given), and with ``share_legs`` their leg candidates."""
-    groups: dict[tuple, list[tuple[str, BenchConfig]]] = {}
+    groups: dict[tuple, list[tuple[str, ArmConfig]]] = {}
     for name, cfg in arms:
         groups.setdefault(index_signature(cfg), []).append((name, cfg))
     results: list[ArmResult] = []

@@ -42,7 +42,7 @@ def test_point_gate_mean_equals_the_full_runs_claim(tmp_path, synthetic):
 
 def test_sequential_gate_stops_early_and_retrieves_only_what_it_scored(tmp_path, synthetic,
                                                                         monkeypatch):
-    import harness.retrieval.bench.gated as gated
+    import harness.pipeline.gated as gated
 
     calls = []
     real = gated.retrieve_queries

@@ -1,4 +1,4 @@
-"""What a bench run against a system under test adds to its claim.
+"""What an arm run against a system under test adds to its claim.
 
 A live system is not reproducible the way an embedded run is, so ``--repeat N`` sends the
 whole query set N times and ``system_under_test.repeat_band`` records, for every row and

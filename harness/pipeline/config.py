@@ -1,4 +1,4 @@
-"""One bench run's configuration, validated once, and its ``retrieval`` block."""
+"""One arm run's configuration, validated once, and its ``retrieval`` block."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ LEGS_BY_MODE = {"bm25": ("bm25",), "vector": ("dense",), "hybrid": ("bm25", "den
 
 
 @dataclass(frozen=True)
-class BenchConfig:
+class ArmConfig:
     corpus_specs: tuple[str, ...]
     out: str
     mode: str = "hybrid"
@@ -166,8 +166,8 @@ def _default(value, default):
     return default if value is None else value
 
 
-def from_args(args) -> BenchConfig:
-    """A :class:`BenchConfig` from parsed ``harness bench`` arguments."""
+def from_args(args) -> ArmConfig:
+    """An :class:`ArmConfig` from parsed ``harness bench`` arguments."""
     size = args.size
     pool = args.candidate_pool
     if pool is not None:
@@ -201,7 +201,7 @@ def from_args(args) -> BenchConfig:
     reranker = args.reranker
     if args.stage == "rerank" and reranker is None:
         reranker = settings.reranker()
-    return BenchConfig(
+    return ArmConfig(
         corpus_specs=tuple(args.corpus or ()),
         out=args.out,
         mode=args.mode,

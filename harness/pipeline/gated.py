@@ -1,4 +1,4 @@
-"""A gated bench run: retrieve and score one query at a time until the gate decides.
+"""A gated arm run: retrieve and score one query at a time until the gate decides.
 
 ``harness bench ... --gate sequential --gate-measure nDCG@10 --gate-threshold 0.30`` indexes
 once, then streams the slice's judgeable queries, in a seeded order, through retrieval (legs,
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from harness.retrieval.bench.config import BenchConfig
-from harness.retrieval.bench.levels import first_occurrence
-from harness.retrieval.bench.runner import index_tier_of, open_index, retrieve_queries
+from harness.pipeline.config import ArmConfig
+from harness.pipeline.levels import first_occurrence
+from harness.pipeline.runner import index_tier_of, open_index, retrieve_queries
 from harness.core.measures import resolve
 from harness.claims.metrics import pooled_name
 from harness.evaluation.scoring import score
@@ -91,12 +91,12 @@ def _slice(ix, gate: GateOptions):
     return corpus, wanted
 
 
-def claim_header(cfg: BenchConfig, ix, measure) -> dict:
+def claim_header(cfg: ArmConfig, ix, measure) -> dict:
     """What a full run of this arm would record in metrics.json about what its numbers
     mean (engine, relevance policy, corpora, retrieval, index corpora): a control is
     compared with it as ``harness intervals`` compares two results directories."""
     from harness.evaluation.scoring import metric_engine_block
-    from harness.retrieval.bench.runner import _policy_block
+    from harness.pipeline.runner import _policy_block
 
     reranker = ix.reranker._reranker.describe() if ix.reranker is not None else None
     return {
@@ -111,7 +111,7 @@ def claim_header(cfg: BenchConfig, ix, measure) -> dict:
     }
 
 
-def _refuse_incomparable(cfg: BenchConfig, ix, measure, gate: GateOptions) -> None:
+def _refuse_incomparable(cfg: ArmConfig, ix, measure, gate: GateOptions) -> None:
     from harness.stats.randomization import refuse_incomparable
 
     claim = claim_header(cfg, ix, measure)
@@ -121,13 +121,13 @@ def _refuse_incomparable(cfg: BenchConfig, ix, measure, gate: GateOptions) -> No
                         arm_source=f"bench {cfg.name()}")
 
 
-def _arm_label(cfg: BenchConfig, backend) -> str:
+def _arm_label(cfg: ArmConfig, backend) -> str:
     if getattr(backend, "kind", None) in ("http", "command"):
         return f"system:{backend.kind}"
     return cfg.fusion.arm_id if cfg.mode == "hybrid" else cfg.mode
 
 
-def run_gated(cfg: BenchConfig, gate: GateOptions, corpora=None) -> GatedOutcome:
+def run_gated(cfg: ArmConfig, gate: GateOptions, corpora=None) -> GatedOutcome:
     """Index once, then gate ``gate.measure`` on the slice, retrieving lazily."""
     from harness.stats.gate import GateSpec, run_gate
     from harness.stats.sequential import QueryStream

@@ -1,4 +1,4 @@
-"""From loaded corpora to what a bench run indexes, asks and judges.
+"""From loaded corpora to what an arm run indexes, asks and judges.
 
 Per corpus: chunks (speaker-turn chunks, or whole files at ``--granularity file``), the
 rank-scored queries (aggregation queries are scored on their answer elsewhere), their
@@ -15,7 +15,7 @@ from typing import Sequence
 
 from harness.retrieval.backends.base import SearchQuery
 from harness.retrieval.backends.documents import IndexDocs
-from harness.retrieval.bench.chunk_table import ChunkTable
+from harness.retrieval.prepared.chunk_table import ChunkTable
 from harness.core.records import Chunk, Query
 
 log = logging.getLogger(__name__)

@@ -11,12 +11,12 @@ import random
 import numpy as np
 import pytest
 
-from harness.retrieval.bench import columns_format
-from harness.retrieval.bench.chunk_table import ChunkTable, structural_order
+from harness.retrieval.prepared import columns_format
+from harness.retrieval.prepared.chunk_table import ChunkTable, structural_order
 from harness.core.records import Chunk
 
-from ..tiny import write_qmsum
-from .helpers import bench, claims, outcomes
+from tests.harness.retrieval.tiny import write_qmsum
+from tests.harness.retrieval.cache.helpers import claims, outcomes, run_one_arm
 
 KEY = {"entry": "prepared", "format": 2, "revision": "r"}
 
@@ -135,13 +135,13 @@ def _flip_middle(path):
 
 def test_a_damaged_prepared_entry_is_a_miss_and_changes_no_byte(corpus, tmp_path):
     cache = tmp_path / "cache"
-    bench(corpus, tmp_path / "uncached", cache, prepared_cache=False)
-    bench(corpus, tmp_path / "first", cache)
+    run_one_arm(corpus, tmp_path / "uncached", cache, prepared_cache=False)
+    run_one_arm(corpus, tmp_path / "first", cache)
     (entry,) = [p for p in (cache / "prepared" / "corpora").iterdir() if p.is_file()]
     _flip_middle(entry)
-    bench(corpus, tmp_path / "second", cache)
+    run_one_arm(corpus, tmp_path / "second", cache)
     assert outcomes(tmp_path / "second") == ("hit", "miss", "hit")
-    bench(corpus, tmp_path / "third", cache)
+    run_one_arm(corpus, tmp_path / "third", cache)
     assert outcomes(tmp_path / "third") == ("hit", "hit", "hit")
     for run in ("first", "second", "third"):
         assert claims(tmp_path / run) == claims(tmp_path / "uncached")
@@ -150,8 +150,8 @@ def test_a_damaged_prepared_entry_is_a_miss_and_changes_no_byte(corpus, tmp_path
 @pytest.mark.parametrize("part", ["indices.csc.index.npy", "data.csc.index.npy", "vocab.json"])
 def test_a_damaged_index_entry_is_a_miss_and_changes_no_byte(part, corpus, tmp_path):
     cache = tmp_path / "cache"
-    bench(corpus, tmp_path / "uncached", cache, prepared_cache=False)
-    bench(corpus, tmp_path / "first", cache)
+    run_one_arm(corpus, tmp_path / "uncached", cache, prepared_cache=False)
+    run_one_arm(corpus, tmp_path / "first", cache)
     (entry,) = [p for p in (cache / "prepared" / "bm25").iterdir()
                 if p.is_dir() and not p.name.startswith(".")]
     if part == "vocab.json":
@@ -162,7 +162,7 @@ def test_a_damaged_index_entry_is_a_miss_and_changes_no_byte(part, corpus, tmp_p
         np.save(entry / part, indices)
     else:
         (entry / part).write_bytes((entry / part).read_bytes()[:60])
-    bench(corpus, tmp_path / "second", cache)
+    run_one_arm(corpus, tmp_path / "second", cache)
     assert outcomes(tmp_path / "second") == ("hit", "hit", "miss")
     assert claims(tmp_path / "second") == claims(tmp_path / "uncached")
 
@@ -170,7 +170,7 @@ def test_a_damaged_index_entry_is_a_miss_and_changes_no_byte(part, corpus, tmp_p
 def test_the_source_tree_digest_is_the_ingestion_tree_digest(tmp_path):
     import os
 
-    from harness.retrieval.bench.prepared_cache import tree_digest
+    from harness.retrieval.prepared.prepared_cache import tree_digest
     from ingestion.digest import tree_sha256
 
     root = tmp_path / "corpus"

@@ -29,7 +29,7 @@ BLAS_THREADS = 1
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """BLAS (OpenBLAS, MKL, BLIS) limited to :data:`BLAS_THREADS` thread(s) inside, restored
-    on exit: the concurrency of a bench run is its worker pool, nothing hidden beneath it."""
+    on exit: the concurrency of an arm run is its worker pool, nothing hidden beneath it."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
