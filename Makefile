@@ -25,14 +25,16 @@ $(STAMP): requirements.txt requirements-eval.txt requirements-test.txt pyproject
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-# Lint and types, both pinned in requirements-test.txt: ruff over the repository, mypy strict
-# on harness.core and harness.claims (pyproject.toml lists the files).  Both always run; the
-# target fails when either finds anything.  CI (.ci/run) runs it before `make test`.
+# Lint, types and import contracts, all pinned in requirements-test.txt: ruff over the
+# repository, mypy strict on harness.core and harness.claims (pyproject.toml lists the files),
+# and the layers and boundaries declared in pyproject.toml ([tool.importlinter]).  All always
+# run; the target fails when any finds anything.  CI (.ci/run) runs it before `make test`.
 .PHONY: check
 check: $(STAMP)
 	status=0; \
 	$(PY) -m ruff check . || status=1; \
 	$(PY) -m mypy || status=1; \
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/lint-imports --no-cache || status=1; \
 	exit $$status
 
 bench: $(STAMP)
