@@ -1,5 +1,6 @@
 # Two commands on a fresh machine:  make demo  (harness -> warehouse -> dashboard)
 #                                    make test  (the whole test suite)
+# While changing code:               make test-fast  (no model, server, browser or slow test)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -24,6 +25,12 @@ $(STAMP): requirements.txt requirements-eval.txt requirements-test.txt pyproject
 
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# Every test but those that load a model, start a server, drive a browser or are slow
+# (pytest.ini lists the markers): at most 4 minutes on two cores.  `make test` runs them all.
+.PHONY: test-fast
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not model and not service and not browser and not slow" $(PYTEST_ARGS)
 
 # Lint, types and import contracts, all pinned in requirements-test.txt: ruff over the
 # repository, mypy strict on harness.core and harness.claims (pyproject.toml lists the files),

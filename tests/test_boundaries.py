@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("harness", "ingestion", "warehouse")
@@ -181,6 +183,7 @@ def test_importing_every_module_is_free_of_heavy_side_effects():
     assert report["connections"] == 0, "a duckdb connection was opened at import"
 
 
+@pytest.mark.model  # the planted module really imports torch (seconds)
 def test_the_probe_catches_a_heavy_import(tmp_path):
     heavy = "torch"
     (tmp_path / "leaky.py").write_text("def f():\n    import json\n\nimport torch\n")

@@ -44,6 +44,7 @@ def test_qmsum_validation_split_bm25_hit_is_byte_identical(qmsum_val, tmp_path):
     assert (cold["bm25_index"]["outcome"], warm["bm25_index"]["outcome"]) == ("miss", "hit")
 
 
+@pytest.mark.model
 def test_two_corpora_hybrid_with_headers_hit_is_byte_identical(tmp_path):
     """Meetings and documents in one index, the dense leg embedding each chunk's header
     (title, date, roster: read from the cached file records)."""
