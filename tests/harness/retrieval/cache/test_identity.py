@@ -56,6 +56,7 @@ def test_two_corpora_hybrid_with_headers_hit_is_byte_identical(tmp_path):
     assert warm["bm25_index"]["outcome"] == "hit"
 
 
+@pytest.mark.model  # the first arm embeds with MiniLM
 def test_an_arm_over_cached_embeddings_loads_no_model(tmp_path, monkeypatch):
     """Every text in the embedding cache: the dense model is never loaded, and the claim
     files are those of the run that embedded them."""
