@@ -1,5 +1,6 @@
 # Two commands on a fresh machine:  make demo  (harness -> warehouse -> dashboard)
 #                                    make test  (the whole test suite)
+# While changing code:               make test-fast  (no model, server, browser or slow test)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -25,14 +26,22 @@ $(STAMP): requirements.txt requirements-eval.txt requirements-test.txt pyproject
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-# Lint and types, both pinned in requirements-test.txt: ruff over the repository, mypy strict
-# on harness.core and harness.claims (pyproject.toml lists the files).  Both always run; the
-# target fails when either finds anything.  CI (.ci/run) runs it before `make test`.
+# Every test but those that load a model, start a server, drive a browser or are slow
+# (pytest.ini lists the markers): at most 4 minutes on two cores.  `make test` runs them all.
+.PHONY: test-fast
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not model and not service and not browser and not slow" $(PYTEST_ARGS)
+
+# Lint, types and import contracts, all pinned in requirements-test.txt: ruff over the
+# repository, mypy strict on harness.core and harness.claims (pyproject.toml lists the files),
+# and the layers and boundaries declared in pyproject.toml ([tool.importlinter]).  All always
+# run; the target fails when any finds anything.  CI (.ci/run) runs it before `make test`.
 .PHONY: check
 check: $(STAMP)
 	status=0; \
 	$(PY) -m ruff check . || status=1; \
 	$(PY) -m mypy || status=1; \
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/lint-imports --no-cache || status=1; \
 	exit $$status
 
 bench: $(STAMP)

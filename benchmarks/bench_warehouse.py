@@ -21,6 +21,19 @@ MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "P@5", "P@10"
 CLASSES = ("lookup", "summarize", "count")
 
 
+def insert_row_by_row(conn, table: str, frame) -> int:
+    """One INSERT per row: the baseline ``warehouse.ingest.insert_bulk`` is measured against
+    (an ``inserter`` for ``warehouse.ingest.store``; ingest never uses it)."""
+    from warehouse.db import identifier
+
+    columns = list(frame.column_names)
+    sql = (f"INSERT INTO {identifier(table)} ({', '.join(identifier(c) for c in columns)}) "
+           f"VALUES ({', '.join('?' for _ in columns)})")
+    for row in frame.to_pylist():
+        conn.execute(sql, [row[c] for c in columns])
+    return len(frame)
+
+
 def write_results_dir(out: Path, n_rows: int, name: str) -> Path:
     """A real results directory with ``n_rows`` per-query rows (10 measures per query).
 
@@ -77,7 +90,7 @@ def _row(benchmark, ours, unit, target=None, ok=None, baseline=None, ratio=None)
 
 def _ingest_rows(root: Path, quick: bool) -> list[dict]:
     from warehouse import ingest_results
-    from warehouse.ingest import insert_row_by_row, store
+    from warehouse.ingest import store
     from warehouse.load import load_results
 
     big_n = 100_000 if quick else 1_000_000
@@ -122,7 +135,7 @@ def _ingest_rows(root: Path, quick: bool) -> list[dict]:
 
 def _query_rows(root: Path, quick: bool) -> list[dict]:
     from warehouse import connect, queries
-    from warehouse.synthetic import build_synthetic_warehouse
+    from benchmarks.synthetic_warehouse import build_synthetic_warehouse
 
     runs = 20
     # 10 runs over both corpora and 10 over the tier-A one only (mixed_every=2), 10 measures:

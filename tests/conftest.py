@@ -1,9 +1,17 @@
 """Shared test fixtures: the repository root, the optional real data beside it, and a real
-OpenSearch node (started once per session when its tests run)."""
+OpenSearch node (started once per session when its tests run); and the test tiers.
+
+The tiers are pytest markers (registered in pytest.ini): ``model`` (loads a real embedding
+model), ``service`` (starts a real server: OpenSearch, PostgreSQL, S3, OIDC), ``browser``
+(drives Chromium), ``slow``.  ``make test-fast`` runs everything else; ``make test`` runs
+every tier.  A test that uses a fixture of :data:`FIXTURE_TIERS` (directly or through
+another fixture) is marked here at collection; and a test outside the ``model`` tier that
+imports a model library fails, naming the marker it lacks (:data:`MODEL_LIBRARIES`)."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +40,16 @@ def qmsum_val() -> Path:
 
 
 @pytest.fixture(scope="session")
+def fixture_warehouse(tmp_path_factory):
+    """The dashboard's fixture warehouse (:mod:`tests.pages.fixture_warehouse`), built once per
+    session for every test that only reads it (the pages, the exports); a test that writes
+    to a warehouse builds its own."""
+    from tests.pages.fixture_warehouse import build
+
+    return build(tmp_path_factory.mktemp("fixture-warehouse"))
+
+
+@pytest.fixture(scope="session")
 def opensearch_node():
     """A real single-node OpenSearch 2.19 (``tests.servers.opensearch``) on 127.0.0.1:
     started once, waited for until yellow (at most 60 s), stopped by process at teardown.
@@ -48,3 +66,46 @@ def opensearch_node():
         yield node
     finally:
         node.stop()
+
+
+#: fixture -> the tier of every test that uses it, directly or through another fixture
+FIXTURE_TIERS = {
+    "opensearch_node": "service",       # a real OpenSearch node (tests/servers/opensearch.py)
+    "postgres": "service",              # a real PostgreSQL server (initdb on 127.0.0.1)
+    "minilm_path": "model",             # the packaged MiniLM weights
+    "random_cross_encoder": "model",    # a cross-encoder built from them with torch
+    "migrate": "model",                 # `harness migrate` embedding with MiniLM
+}
+
+#: libraries only a ``model`` test may import (each takes seconds; model2vec alone does not
+#: load torch, so a tiny random static model is not a model test)
+MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for tier in sorted({FIXTURE_TIERS[f] for f in item.fixturenames if f in FIXTURE_TIERS}):
+            item.add_marker(tier)
+
+
+_LOADED_BEFORE = pytest.StashKey[set]()
+
+
+def _model_libraries() -> set[str]:
+    return {name for name in MODEL_LIBRARIES if name in sys.modules}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[_LOADED_BEFORE] = _model_libraries()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    result = yield
+    new = _model_libraries() - item.stash.get(_LOADED_BEFORE, set())
+    if new and item.get_closest_marker("model") is None:
+        pytest.fail(f"{item.nodeid} imported {sorted(new)} (its fixtures or the test) without "
+                    "the `model` marker: mark it @pytest.mark.model (or give its fixture a "
+                    "tier in tests/conftest.py FIXTURE_TIERS)", pytrace=False)
+    return result

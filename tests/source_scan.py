@@ -1,11 +1,14 @@
-"""Reading the product's source as data: its files, every import each one makes (at module
-level or inside a function), and the project modules those imports resolve to.  Shared by
-the boundary and layering tests."""
+"""Reading the product's source as data: its files, their syntax trees (parsed once per test
+session), every import each one makes (at module level or inside a function), and the
+declared import contracts (``[tool.importlinter]`` in pyproject.toml).  Shared by the
+boundary, contract and registry tests."""
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,71 +70,84 @@ def imports(tree: ast.AST, module: str = "", is_package: bool = False) -> list[I
     return found
 
 
+@lru_cache(maxsize=None)
 def parsed(repo: Path = REPO) -> dict[str, tuple[str, ast.AST, bool]]:
-    """Relative path -> (module name, syntax tree, is a package ``__init__``)."""
+    """Relative path -> (module name, syntax tree, is a package ``__init__``); parsed once
+    per repository and session (callers must not change the trees)."""
     return {p.relative_to(repo).as_posix(): (module_name(p, repo),
                                              ast.parse(p.read_text(encoding="utf-8"), str(p)),
                                              p.name == "__init__.py")
             for p in product_files(repo)}
 
 
-def project_edges(repo: Path = REPO) -> dict[str, list[tuple[str, Import]]]:
-    """Module -> the project modules it imports (each resolved to the longest module name
-    that exists: ``from harness.core import settings`` is ``harness.core.settings``)."""
-    files = parsed(repo)
-    known = {name for name, _, _ in files.values()}
-
-    def resolve(name: str) -> str | None:
-        while name:
-            if name in known:
-                return name
-            name = name.rpartition(".")[0]
-        return None
-
-    edges: dict[str, list[tuple[str, Import]]] = {}
-    for name, tree, is_package in files.values():
-        out = []
-        for imp in imports(tree, name, is_package):
-            targets = [resolve(f"{imp.module}.{n}") or resolve(imp.module) for n in imp.names] \
-                if imp.names else [resolve(imp.module)]
-            out += [(t, imp) for t in dict.fromkeys(targets) if t is not None and t != name]
-        edges[name] = out
-    return edges
+def contracts(repo: Path = REPO) -> list[dict]:
+    """The import contracts declared in ``pyproject.toml``, as written."""
+    with open(repo / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["importlinter"]["contracts"]
 
 
-def cycles(edges: dict[str, list[tuple[str, Import]]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan 1972), sorted."""
-    graph = {m: sorted({t for t, _ in targets if t in edges}) for m, targets in edges.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = [0]
+def layers(repo: Path = REPO) -> list[list[str]]:
+    """The layers contract's layers, bottom first, each the packages it holds."""
+    (contract,) = [c for c in contracts(repo) if c["type"] == "layers"]
+    return [[p.strip() for p in entry.replace(":", "|").split("|")]
+            for entry in reversed(contract["layers"])]
 
-    def connect(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                connect(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
 
-    for v in sorted(graph):
-        if v not in index:
-            connect(v)
-    return sorted(found)
+def layer_of(module: str, repo: Path = REPO) -> tuple[int, str] | None:
+    """(rank, package): the layer that holds ``module`` (rank 0 is the bottom), or None."""
+    for rank, packages in enumerate(layers(repo)):
+        for package in packages:
+            if module == package or module.startswith(package + "."):
+                return rank, package
+    return None
+
+
+def root_packages(repo: Path = REPO) -> list[str]:
+    with open(repo / "pyproject.toml", "rb") as f:
+        return list(tomllib.load(f)["tool"]["importlinter"]["root_packages"])
+
+
+@lru_cache(maxsize=None)
+def _graph(repo: Path):
+    import grimp
+
+    return grimp.build_graph(*root_packages(repo), include_external_packages=True,
+                             cache_dir=None)
+
+
+def import_graph(repo: Path = REPO):
+    """grimp's import graph of the product (every import statement, in a function or not),
+    built once per session; each call returns a copy the caller may change."""
+    from copy import deepcopy
+
+    return deepcopy(_graph(repo))
+
+
+def broken_contracts(graph, repo: Path = REPO) -> dict[str, object]:
+    """Check ``graph`` against every contract in pyproject.toml, with import-linter's own
+    contract classes: contract name -> its check's metadata, for each contract broken."""
+    from copy import deepcopy
+
+    from importlinter import configuration
+    from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
+    from importlinter.contracts.forbidden import ForbiddenContract
+    from importlinter.contracts.independence import IndependenceContract
+    from importlinter.contracts.layers import LayersContract
+    from importlinter.contracts.protected import ProtectedContract
+
+    types = {"layers": LayersContract, "forbidden": ForbiddenContract,
+             "protected": ProtectedContract, "independence": IndependenceContract,
+             "acyclic_siblings": AcyclicSiblingsContract}
+    configuration.configure()
+    with open(repo / "pyproject.toml", "rb") as f:
+        session = dict(tomllib.load(f)["tool"]["importlinter"])
+    broken = {}
+    for options in session.pop("contracts"):
+        # as import-linter's own TOML reader does: booleans as the strings its fields parse
+        options = {k: str(v) if isinstance(v, bool) else v for k, v in options.items()}
+        contract = types[options["type"]](name=options["name"], session_options=session,
+                                          contract_options=options)
+        check = contract.check(deepcopy(graph), verbose=False)
+        if not check.kept:
+            broken[options["name"]] = check.metadata
+    return broken

@@ -1,19 +1,19 @@
-"""The design's boundaries, enforced on the source (AST scans) and on a fresh interpreter.
+"""The design's boundaries that import contracts cannot state, enforced on the source (AST
+scans) and on a fresh interpreter.
 
-* only ``app.py``, ``pages/`` and ``dashboard/`` import streamlit; only ``warehouse/`` imports
-  duckdb;
 * the dashboard holds no SQL text (it calls named functions in ``warehouse.queries``);
-* ``harness/`` reaches the warehouse only through ``warehouse.ingest_results`` /
-  ``warehouse.ingest_document``, and the Python API's read-only store
-  (``harness/api/store.py``) through the named queries of ``warehouse.queries``;
+* ``harness/`` imports from the ``warehouse`` package only the names ``ingest_results`` /
+  ``ingest_document`` (the contracts forbid its modules), and the Python API's read-only
+  store (``harness/api/store.py``) only the named queries of ``warehouse.queries``;
 * importing any module of harness, ingestion and warehouse loads no torch,
   sentence-transformers, transformers or streamlit and opens no duckdb connection;
 * ``import harness`` (the Python API) loads none of them nor duckdb, and neither does
   scoring a run through it.
 
 Product code is ``app.py``, ``pages/``, ``dashboard/``, ``harness/``, ``ingestion/`` and
-``warehouse/``; tests and benchmarks may import what they measure against.  The layers
-themselves are proved by ``tests/test_layers.py``.
+``warehouse/``; tests and benchmarks may import what they measure against.  The layers, and
+which packages may import streamlit, duckdb and the model libraries, are import contracts
+in ``pyproject.toml`` (``tests/test_import_contracts.py`` runs them).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,16 +47,6 @@ SQL_PATTERNS = [
 ]
 
 
-def product_files() -> list[Path]:
-    from tests.source_scan import product_files as files
-
-    return files(REPO)
-
-
-def rel(path: Path) -> str:
-    return path.relative_to(REPO).as_posix()
-
-
 def imports(tree: ast.AST) -> list[tuple[str, tuple[str, ...], int]]:
     """``(module, imported names, line)`` for every import, including
     ``importlib.import_module("x")`` and ``__import__("x")`` with a literal name."""
@@ -73,7 +65,10 @@ def imports(tree: ast.AST) -> list[tuple[str, tuple[str, ...], int]]:
 
 
 def parsed() -> dict[str, ast.AST]:
-    return {rel(p): ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in product_files()}
+    """Relative path -> syntax tree, parsed once per session (:func:`tests.source_scan.parsed`)."""
+    from tests.source_scan import parsed as scan
+
+    return {path: tree for path, (_, tree, _) in scan(REPO).items()}
 
 
 def top(module: str) -> str:
@@ -83,19 +78,6 @@ def top(module: str) -> str:
 def test_the_scan_sees_the_product():
     names = set(parsed())
     assert "harness/evaluation/scoring.py" in names and "harness/cli/score.py" in names
-
-
-def test_only_app_and_pages_import_streamlit():
-    bad = [f"{path}:{line}" for path, tree in parsed().items() for module, _, line in imports(tree)
-           if top(module) == "streamlit"
-           and not (path == "app.py" or path.startswith(("pages/", "dashboard/")))]
-    assert bad == [], f"streamlit imported outside app.py, pages/, dashboard/: {bad}"
-
-
-def test_only_the_warehouse_imports_duckdb():
-    bad = [f"{path}:{line}" for path, tree in parsed().items() for module, _, line in imports(tree)
-           if top(module) == "duckdb" and not path.startswith("warehouse/")]
-    assert bad == [], f"duckdb imported outside warehouse/: {bad}"
 
 
 def test_harness_reaches_the_warehouse_only_through_its_ingest_entry_points():
@@ -201,6 +183,7 @@ def test_importing_every_module_is_free_of_heavy_side_effects():
     assert report["connections"] == 0, "a duckdb connection was opened at import"
 
 
+@pytest.mark.model  # the planted module really imports torch (seconds)
 def test_the_probe_catches_a_heavy_import(tmp_path):
     heavy = "torch"
     (tmp_path / "leaky.py").write_text("def f():\n    import json\n\nimport torch\n")

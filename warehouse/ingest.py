@@ -18,7 +18,7 @@ from harness.core.formats import FormatError
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
 from warehouse import schema, tables
 from harness.core import interrupts
-from warehouse.db import Connection, connect, identifier, resolve_path
+from warehouse.db import Connection, connect, resolve_path
 from warehouse.errors import IngestRefused
 from warehouse.load import PreparedRun, document_identity, load_document, load_results, refuse
 
@@ -52,17 +52,6 @@ class IngestReport:
 def insert_bulk(conn: Connection, table: str, frame) -> int:
     """Insert a whole Arrow table at once (what ingest uses)."""
     return conn.insert_frame(table, frame)
-
-
-def insert_row_by_row(conn: Connection, table: str, frame) -> int:
-    """One INSERT per row: the baseline the benchmark measures :func:`insert_bulk` against.
-    Ingest never uses it."""
-    columns = list(frame.column_names)
-    sql = (f"INSERT INTO {identifier(table)} ({', '.join(identifier(c) for c in columns)}) "
-           f"VALUES ({', '.join('?' for _ in columns)})")
-    for row in frame.to_pylist():
-        conn.execute(sql, [row[c] for c in columns])
-    return len(frame)
 
 
 def _now() -> datetime:

@@ -27,7 +27,6 @@ from harness.claims.metrics import (ALL, METRICS_JSON, PER_QUERY, PER_QUERY_COLU
                                     index_tier)
 from harness.core.canonical import canonical_json, sha256_file, sha256_text
 from harness.core.formats import FormatError, read_json_object, read_jsonl
-from harness.core.tiers import TIERS
 from warehouse import tables as claim_tables
 from warehouse.errors import IngestRefused
 
@@ -532,13 +531,3 @@ def document_identity(doc: Mapping, source: str) -> tuple[str, str]:
     except (TypeError, ValueError) as exc:
         refuse(source, None, str(exc))
     return sha256_text(text), text
-
-
-def document_tier(doc: Mapping, source: str) -> str | None:
-    """The tier a document declares (validated), or None when it declares none."""
-    tier = doc.get("tier")
-    if tier is None:
-        return None
-    if tier not in TIERS:
-        refuse(source, "tier", f"unknown licence tier {tier!r}; expected one of {sorted(TIERS)}")
-    return tier

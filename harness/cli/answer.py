@@ -42,7 +42,8 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     started = time.perf_counter()
-    from harness.studies.answers.answerers import ROW_LIMIT, TruncatedResult, make_answerer
+    from harness.studies.answers.answer import ROW_LIMIT, TruncatedResult
+    from harness.studies.answers.answerers import make_answerer
     from harness.claims.answers import ANSWERS_JSON
     from harness.studies.answers.document import ANSWERS_MD
     from harness.evaluation.results import write_directory

@@ -16,10 +16,6 @@ def chunk_id(file_id: str, chunk_index: int) -> str:
     return f"{file_id}_{chunk_index}"
 
 
-def digest_id(file_id: str) -> str:
-    return f"{file_id}_digest"
-
-
 def parse_doc_id(doc_id: str) -> tuple[str, str, int]:
     """``{file}_{n}`` -> ("chunk", file, n); ``{file}_digest`` -> ("digest", file, -1);
     anything else -> ("doc", doc_id, 0)."""

@@ -2,8 +2,8 @@
 
 torch, sentence-transformers, transformers, model2vec and ONNX Runtime take seconds to
 import and pull gigabytes of dependencies, so no module imports them at load time
-(``import harness`` stays light) and no module but this one imports them at all: the layering
-test (``tests/test_layers.py``) holds every other module to it.  Model libraries run
+(``import harness`` stays light) and no module but this one imports them at all, and this one
+by name: an import contract in ``pyproject.toml`` forbids every import statement of them.  Model libraries run
 offline (:func:`harness.core.settings.go_offline`): weights come from packages or folders.
 """
 

@@ -35,14 +35,6 @@ class RankedDocs(NamedTuple):
     scores: list[float]
 
 
-class PerQueryValue(NamedTuple):
-    """One measure's value on one query (the unit every interval is built from)."""
-
-    query_id: str
-    measure: str
-    value: float
-
-
 @dataclass(frozen=True)
 class Chunk:
     """One indexed unit: a speaker turn (or part of a long one), a digest, or a document.

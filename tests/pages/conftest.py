@@ -1,5 +1,6 @@
-"""Fixtures for the dashboard tests: the fixture warehouse (built once per session), an
-AppTest factory reading it, and a way to read what a download button would hand over."""
+"""Fixtures for the dashboard tests: an AppTest factory reading the fixture warehouse (built
+once per session, ``tests/conftest.py``), and a way to read what a download button would
+hand over."""
 
 from __future__ import annotations
 
@@ -8,13 +9,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def fixture_warehouse(tmp_path_factory):
-    from tests.pages.fixture_warehouse import build
-
-    return build(tmp_path_factory.mktemp("dashboard"))
 
 
 class _RecordingStorage:

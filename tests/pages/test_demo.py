@@ -15,6 +15,9 @@ from harness.cli.demo import ARMS, CONTROL, TOY_TIER_B
 
 REPO = Path(__file__).resolve().parents[2]
 
+# the whole demo in a subprocess, up to three times, its migration step embedding with MiniLM
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:

@@ -98,6 +98,7 @@ WRITER = """
 """
 
 
+@pytest.mark.slow  # a writer and readers in separate processes
 def test_reader_sees_whole_runs_or_busy_while_a_writer_ingests(tmp_path):
     db = tmp_path / "w.duckdb"
     dirs, expected = [], {}
@@ -141,6 +142,7 @@ KILLED_WRITER = """
 """
 
 
+@pytest.mark.slow  # a writer process killed mid-transaction
 def test_writer_killed_mid_transaction_leaves_no_partial_run(tmp_path):
     db = tmp_path / "w.duckdb"
     first = ingest_results(simple_run(tmp_path / "a", control_name="a"), db)

@@ -21,7 +21,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from tests.pages.fixture_warehouse import build
 from warehouse import queries
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
@@ -31,9 +30,10 @@ from warehouse.render import INTERNAL_STAMP
 TIER_A = ["control", "arm-one", "arm-two"]
 
 
-@pytest.fixture(scope="module")
-def fixture(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("publishing"))
+@pytest.fixture
+def fixture(fixture_warehouse):
+    """The session's fixture warehouse (tests/conftest.py): the exports only read it."""
+    return fixture_warehouse
 
 
 def _tier_a_ids(fixture):

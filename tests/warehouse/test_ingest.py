@@ -98,7 +98,9 @@ def test_row_by_row_inserts_store_the_same_tables(tmp_path):
         ("nc", "q3"): {"nDCG@10": 1.0}},
         corpora={"pub": ("A", "MIT"), "nc": ("B", "CC-BY-NC-4.0")}, latency=[1.0, 2.0])
     dumps = []
-    for name, inserter in (("bulk", ingest.insert_bulk), ("rows", ingest.insert_row_by_row)):
+    from benchmarks.bench_warehouse import insert_row_by_row
+
+    for name, inserter in (("bulk", ingest.insert_bulk), ("rows", insert_row_by_row)):
         db = tmp_path / f"{name}.duckdb"
         ingest.store(load_results(out), db, inserter=inserter)
         with connect(db, read_only=True) as conn:

@@ -2,7 +2,7 @@
 
 An answerer sees only the question text, the transcript store and the corpus the question
 is about: never the query's gold or its generator metadata (that would be reading the answer
-key).  It returns an :class:`Answer` whose ``value`` is None when it declines.
+key).  It returns an :class:`~.answer.Answer` whose ``value`` is None when it declines.
 
 * ``none``: declines everything, the honest floor (0 EM, 0 answered);
 * ``reference``: the instrument's control, parsing exactly the synthetic generator's question
@@ -19,32 +19,8 @@ An answerer that reads an index of its own may define ``prepare(corpora)`` (buil
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 
-#: default bound on rows any one answering query may read; reaching it raises
-ROW_LIMIT = 100_000
-
-
-class TruncatedResult(RuntimeError):
-    """A read hit its row limit: the answer would be a count that only looks right."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One answer (``value`` None: declined), how it was obtained, and what to know about it
-    (ties, files excluded for lack of a date ...)."""
-
-    value: object
-    mechanism: str
-    notes: dict = field(default_factory=dict)
-
-    @property
-    def answered(self) -> bool:
-        return self.value is not None
-
-
-def declined(reason: str) -> Answer:
-    return Answer(None, f"declined: {reason}")
+from harness.studies.answers.answer import ROW_LIMIT, Answer, declined
 
 
 class NoneAnswerer:

@@ -20,7 +20,7 @@ R6-speaker-top            the store (SQL), as the reference
 ========================  ==================================================================
 
 A bucket list that reaches the row limit raises
-:class:`~harness.studies.answers.answerers.TruncatedResult`; no aggregation is ever sent
+:class:`~harness.studies.answers.answer.TruncatedResult`; no aggregation is ever sent
 with a hybrid query.  :meth:`OpenSearchAnswerer.finish` refuses the answers when an index
 was written to while they were read.  Not a production path.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 
-from harness.studies.answers.answerers import ROW_LIMIT, Answer, TruncatedResult, declined
+from harness.studies.answers.answer import ROW_LIMIT, Answer, TruncatedResult, declined
 from harness.studies.answers.reference import ReferenceAnswerer, parse
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,8 @@ import logging
 import sys
 from dataclasses import dataclass
 
-from harness.studies.answers.answerers import Answer, NoneAnswerer, describe
+from harness.studies.answers.answer import Answer
+from harness.studies.answers.answerers import NoneAnswerer, describe
 from harness.studies.answers.document import build_document, corpus_block, render_markdown
 from harness.studies.answers.grading import AnswerPolicy, GoldAnswer, answer_rows, evaluate, gold_from_query
 

@@ -17,7 +17,7 @@ or code with :mod:`harness.studies.answers.reference`): it strips a generic fram
   speaker spoke in.
 
 Topic and title matches are case-insensitive and word-bounded; a read that reaches the row
-limit raises :class:`~harness.studies.answers.answerers.TruncatedResult`.
+limit raises :class:`~harness.studies.answers.answer.TruncatedResult`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import logging
 import re
 from datetime import date
 
-from harness.studies.answers.answerers import ROW_LIMIT, Answer, TruncatedResult, declined
+from harness.studies.answers.answer import ROW_LIMIT, Answer, TruncatedResult, declined
 
 log = logging.getLogger(__name__)
 

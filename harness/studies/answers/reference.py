@@ -16,7 +16,7 @@ R7-temporal-count         R3 restricted in SQL to files recorded in that month
 
 Occurrences are counted over turns, never over retrieval chunks (overlapping chunks count a
 long turn's tail twice).  A read that reaches the row limit raises
-:class:`~harness.studies.answers.answerers.TruncatedResult`.  Anything worded differently is declined.
+:class:`~harness.studies.answers.answer.TruncatedResult`.  Anything worded differently is declined.
 It uses the generator's phrase semantics (:func:`ingestion.synthetic.spec.phrase_pattern`),
 which is why it is a control and not the product: ``is_production_path`` is false.
 """
@@ -27,7 +27,7 @@ import functools
 import logging
 import re
 
-from harness.studies.answers.answerers import ROW_LIMIT, Answer, TruncatedResult, declined
+from harness.studies.answers.answer import ROW_LIMIT, Answer, TruncatedResult, declined
 
 log = logging.getLogger(__name__)
 

@@ -87,6 +87,7 @@ def test_jsonl_and_beir_files_score_like_the_trec_files(tmp_path, toy, reference
     assert ev.metrics["retrieval"]["source"] == "run file"
 
 
+@pytest.mark.slow  # ranx compiles its numba kernels on first use (seconds)
 def test_ranx_objects_score_like_the_trec_files(toy, reference):
     ranx = pytest.importorskip("ranx")
     run, qrels = toy
@@ -107,6 +108,7 @@ def test_ir_measures_records_score_like_the_trec_files(toy, reference):
     assert results(read) == reference[False]
 
 
+@pytest.mark.slow  # ranx compiles its numba kernels on first use (seconds)
 def test_the_means_agree_with_ranx_on_an_untied_run(tmp_path):
     """An independent implementation: ranx (linear-gain nDCG, trec_eval's AP) on a run with
     every query answered and judgeable and no tied scores."""

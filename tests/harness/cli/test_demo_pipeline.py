@@ -29,6 +29,9 @@ PAGE_TABLES = {
     "corpora": ("corpora",),
 }
 
+# the whole demo in a subprocess, its migration step embedding with MiniLM (minutes)
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):

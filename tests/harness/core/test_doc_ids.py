@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.doc_ids import chunk_id, digest_id, file_of, parse_doc_id, rank_key
+from harness.core.doc_ids import chunk_id, file_of, parse_doc_id, rank_key
 
 
 @pytest.mark.parametrize("doc_id, parsed", [
@@ -24,7 +24,6 @@ def test_parse(doc_id, parsed):
 
 def test_builders_round_trip():
     assert parse_doc_id(chunk_id("m1", 7)) == ("chunk", "m1", 7)
-    assert parse_doc_id(digest_id("m1")) == ("digest", "m1", -1)
     assert file_of("m1_7") == file_of("m1_digest") == "m1" and file_of("plain") == "plain"
 
 

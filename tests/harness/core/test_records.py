@@ -6,14 +6,13 @@ import dataclasses
 
 import pytest
 
-from harness.core.records import Chunk, PerQueryValue, Qrel, ScoredDoc
+from harness.core.records import Chunk, Qrel, ScoredDoc
 from harness.core.tiers import TIERS, most_restrictive_tier
 
 
 def test_field_names_follow_the_ecosystem():
     assert Qrel._fields == ("query_id", "doc_id", "relevance")
     assert ScoredDoc._fields == ("query_id", "doc_id", "score")
-    assert PerQueryValue._fields == ("query_id", "measure", "value")
 
 
 @pytest.mark.parametrize("tiers, expected", [

@@ -22,6 +22,7 @@ def test_score_refuses_labels_outside_the_range(label):
     assert "-2147483648 .. 2147483647" in str(info.value)
 
 
+@pytest.mark.slow  # about 15-35 s: scoring with a 2**31-1 label
 def test_labels_at_the_edges_are_scored():
     assert (RELEVANCE_MIN, RELEVANCE_MAX) == (-2 ** 31, 2 ** 31 - 1)
     result = score({"q1": {"d1": RELEVANCE_MAX, "d2": RELEVANCE_MIN, "d3": 1}},

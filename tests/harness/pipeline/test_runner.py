@@ -50,6 +50,7 @@ def _unique_texts(specs):
     return len(chunks), len(queries)
 
 
+@pytest.mark.model
 def test_hybrid_runs_are_byte_identical_and_the_second_embeds_nothing(tmp_path, corpora):
     cache = tmp_path / "cache"
     extra = ["--cache-dir", str(cache), "--query-batch", "2", "--control-name", "arm"]

@@ -44,6 +44,7 @@ def test_qmsum_validation_split_bm25_hit_is_byte_identical(qmsum_val, tmp_path):
     assert (cold["bm25_index"]["outcome"], warm["bm25_index"]["outcome"]) == ("miss", "hit")
 
 
+@pytest.mark.model
 def test_two_corpora_hybrid_with_headers_hit_is_byte_identical(tmp_path):
     """Meetings and documents in one index, the dense leg embedding each chunk's header
     (title, date, roster: read from the cached file records)."""
@@ -55,6 +56,7 @@ def test_two_corpora_hybrid_with_headers_hit_is_byte_identical(tmp_path):
     assert warm["bm25_index"]["outcome"] == "hit"
 
 
+@pytest.mark.model  # the first arm embeds with MiniLM
 def test_an_arm_over_cached_embeddings_loads_no_model(tmp_path, monkeypatch):
     """Every text in the embedding cache: the dense model is never loaded, and the claim
     files are those of the run that embedded them."""

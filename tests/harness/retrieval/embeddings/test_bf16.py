@@ -32,6 +32,9 @@ TEXTS = ["Marketing: so the remote should be fancy and easy to use.", "Okay.",
          "Professor B: " + "so the idea is that the second stream is trained on " * 12,
          "Mm-hmm.", "Marketing: " + "young people want something trendy " * 4]
 
+# every test here loads the packaged MiniLM (in bfloat16)
+pytestmark = [pytest.mark.model]
+
 
 def _cpu_flags() -> set[str]:
     for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():

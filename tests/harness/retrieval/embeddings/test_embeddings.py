@@ -160,6 +160,7 @@ def minilm():
     return load_encoder(resolve_profile(None))
 
 
+@pytest.mark.model
 def test_minilm_encoder_matches_the_raw_sentence_transformers_call(minilm):
     texts = ["the remote control needs a new battery", "we cut the marketing budget",
              "replace the batteries in the remote"]

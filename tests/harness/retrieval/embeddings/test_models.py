@@ -77,6 +77,7 @@ def test_derived_vectors_are_the_base_vectors_transformed(rotation_report, trunc
     assert rotated.describe()["base_weights_sha256"] == base.weights_sha256
 
 
+@pytest.mark.model
 def test_bench_loads_a_derived_profile_through_load_encoder():
     encoder = load_encoder(resolve_profile("minilm-trunc-256"))
     assert isinstance(encoder, TransformedEncoder)

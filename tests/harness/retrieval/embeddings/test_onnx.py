@@ -24,6 +24,9 @@ TEXTS = ["Marketing: so the remote should be fancy and easy to use.", "Okay.",
          "Project Manager: let us move on to the budget, twelve fifty per unit.",
          "Grad B: um yeah", "User Interface: " + "the buttons should be large " * 8]
 
+# every test here loads the packaged MiniLM and its ONNX exports
+pytestmark = [pytest.mark.model]
+
 
 def _sha(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -84,6 +84,7 @@ def test_the_default_folder_is_per_user_not_per_cache_folder(tmp_path, monkeypat
     assert not (tmp_path / "run-cache").exists()
 
 
+@pytest.mark.model
 @pytest.mark.slow
 def test_distilling_prints_no_model_loading_report(tmp_path):
     """The real distillation (about two minutes on two cores): one line saying what is built,

@@ -83,6 +83,7 @@ def test_the_index_deleted_mid_run(monkeypatch, opensearch_node, os_url, tiny_qm
     assert not out.exists()
 
 
+@pytest.mark.service
 def test_the_node_killed_mid_run(monkeypatch, tiny_qmsum, tmp_path, capsys):
     ok, why = servers.available()
     if not ok:

@@ -11,7 +11,8 @@ import re
 import pytest
 
 from harness.studies.answers import product, reference
-from harness.studies.answers.answerers import ANSWERERS, TruncatedResult, make_answerer
+from harness.studies.answers.answer import TruncatedResult
+from harness.studies.answers.answerers import ANSWERERS, make_answerer
 from harness.studies.answers.pipeline import gold_answers, run_answers
 from harness.studies.answers.grading import AnswerPolicy
 from ingestion.transcripts import fill, open_store

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from harness.cli import main
-from harness.studies.answers.answerers import TruncatedResult, make_answerer
+from harness.studies.answers.answer import TruncatedResult
+from harness.studies.answers.answerers import make_answerer
 from harness.studies.answers.grading import AnswerPolicy
 from harness.studies.answers.pipeline import run_answers
 from ingestion.transcripts import fill, open_store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.studies.answers.answerers import Answer
+from harness.studies.answers.answer import Answer
 from harness.studies.answers.grading import (MEASURES, AnswerPolicy, GoldAnswer, answer_rows, evaluate,
                                      gold_from_query, normalise_name, score_answer)
 from harness.core.records import Query

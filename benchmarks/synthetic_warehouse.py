@@ -1,4 +1,4 @@
-"""A synthetic warehouse of any size, generated inside DuckDB (for benchmarks and load tests).
+"""A synthetic warehouse of any size, generated inside DuckDB (for the warehouse benchmark).
 
 Rows are produced by SQL over ``range()`` with values from a seeded hash, so ten million
 per-query rows take seconds rather than the minutes a results directory per run would.
