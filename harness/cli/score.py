@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from harness.core.canonical import sha256_file
-from harness.cli import add_licence_arguments
+from harness.cli import add_licence_arguments, corpus_name_of
 from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
@@ -46,7 +46,7 @@ def _score(args) -> int:
     started = time.perf_counter()
     from harness.core.tiers import declared_tier
 
-    corpus = args.corpus_name or Path(args.qrels).stem
+    corpus, _ = corpus_name_of(args)
     declared_tier(args.licence, args.tier, corpus)  # a refused --tier before any file is read
     resolve(args.measures)
     qrels_file = read_qrels(args.qrels)
