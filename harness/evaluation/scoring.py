@@ -374,6 +374,15 @@ def _diagnose(qrels: Mapping, run: Mapping) -> None:
         _check_pairs(list(run[query_id].items()), query_id, unique=True)
 
 
+def _has_tie(ranking: list[tuple[str, float]]) -> bool:
+    """Whether two scores of a list are one single-precision float (a tie for the engine)."""
+    try:
+        single = _single(map(float, map(_SCORE, ranking)))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return len(set(single)) != len(single)
+
+
 _DESCENDING: tuple[float, ...] = ()  # (m, m-1, ..., 1.0), grown on demand
 
 
@@ -450,6 +459,9 @@ class ScoreResult:
     preserve_order: bool
     #: query_id -> normalised ranking [(doc_id, original score)] that was scored
     rankings: Mapping[str, list[tuple[str, float]]] = field(default_factory=dict, repr=False)
+    #: scored queries whose list held two equal scores (as the engine reads them: single
+    #: precision): trec_eval alone would order each such tie by document id
+    queries_tied: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -665,6 +677,7 @@ def score(
             row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
         per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
 
+    tied = tuple(sorted(q for q, ranking in ordered.items() if _has_tie(ranking)))
     rankings = {}
     if keep_rankings:
         rankings = Rankings({q: ranking_of(q, keep_rankings) for q in sorted(full)}, scored_docs)
@@ -680,4 +693,5 @@ def score(
         binary=binary,
         preserve_order=preserve_order,
         rankings=rankings,
+        queries_tied=tied,
     )
