@@ -464,14 +464,11 @@ def _build() -> dict[str, Source]:
 
 #: Every registered source by name.
 SOURCES: dict[str, Source] = _build()
-#: the same, by :func:`harness.core.corpus_names.registry_key` (a registered name is its own key)
-_SOURCES_BY_KEY: dict[str, Source] = {registry_key(name): s for name, s in SOURCES.items()}
 
 
 def _by_key(registry: dict[str, Source]) -> dict[str, Source]:
-    """The registry keyed by :func:`harness.core.corpus_names.registry_key`."""
-    if registry is SOURCES:
-        return _SOURCES_BY_KEY
+    """The registry keyed by :func:`harness.core.corpus_names.registry_key` (made afresh:
+    the registry is a plain dict a caller may extend; each name's key is cached)."""
     return {registry_key(name): source for name, source in registry.items()}
 
 
