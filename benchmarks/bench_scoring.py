@@ -139,4 +139,36 @@ def run(quick: bool) -> list[dict]:
     qrels, rrf = make_data(queries, docs, shape="rrf")
     rows.append(_row(f"score vs pytrec_eval, {size}, 10 measures, RRF scores: every list tied",
                      *measure(qrels, rrf, LIKE_FOR_LIKE, repeats), target=None))
+    rows.append(memory_row(20_000 if quick else 200_000))
     return rows
+
+
+def memory_row(queries: int) -> dict:
+    """Peak resident memory of ``python -m harness score`` (a process of its own, default
+    measures, rankings and warehouse off) on qrels of ``queries`` queries with one judged
+    document each and a run of one line per query, against the size of those two files: the
+    multiple of its input ``harness score`` holds at its peak (no target: recorded)."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    rng = random.Random(SEED)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "qrels.txt").write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(queries)))
+        (root / "run.txt").write_text("".join(f"q{i} Q0 d{rng.randrange(queries)} 1 "
+                                              f"{rng.random()!r} t\n" for i in range(queries)))
+        size = sum((root / n).stat().st_size for n in ("qrels.txt", "run.txt"))
+        probe = ("import resource, subprocess, sys\n"
+                 "subprocess.run([sys.executable, '-m', 'harness', 'score', '--qrels', 'qrels.txt',"
+                 " '--run', 'run.txt', '--out', 'out', '--no-warehouse', '--keep-rankings', '0'],"
+                 " check=True, stdout=subprocess.DEVNULL)\n"
+                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+        done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
+                              text=True, check=True)
+        peak = int(done.stdout.split()[-1]) * 1024  # ru_maxrss: KiB on Linux
+    return {"benchmark": f"harness score peak memory vs input size, {queries} queries x 1 "
+                         "document, default measures, process",
+            "ours": round(peak / 2**20, 1), "baseline": round(size / 2**20, 1), "unit": "MiB",
+            "ratio": round(peak / size, 1), "target": None, "ok": None}

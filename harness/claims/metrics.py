@@ -28,6 +28,7 @@ from harness.claims.base import (ABSENT, JSON, SHA256, Claim, Columns, SourceNam
                                  mapping, not_laxer, seq)
 from harness.claims.base import tier as checked_tier
 from harness.core.canonical import canonical_json, canonical_line, sha256_text
+from harness.core.corpus_names import CorpusNameError
 from harness.core.sources import SOURCES, source_for_corpus
 from harness.core.tiers import (PUBLISHABLE_LICENCES, TIERS, licence_tier, most_restrictive_tier,
                                 registered_floor, source_tier, tier_for_licence)
@@ -122,6 +123,10 @@ def check_corpus_licence(corpus: Mapping[str, Any], source: SourceName, where: s
     claims less (module docstring); returns the claimed tier."""
     name, licence = corpus.get("name"), corpus.get("licence")
     claimed = checked_tier(corpus.get("tier"), source, f"{where}.tier")
+    try:
+        by_name = source_for_corpus(str(name))  # refuses invisible and look-alike names
+    except CorpusNameError as exc:
+        fail(source, f"{where}.name", str(exc))
     if not isinstance(licence, str) or not licence:
         fail(source, f"{where}.licence", f"must name a licence (or 'unknown'), got {licence!r}")
     registered = corpus.get("registry_source")
@@ -133,7 +138,6 @@ def check_corpus_licence(corpus: Mapping[str, Any], source: SourceName, where: s
             fail(source, f"{where}.licence", f"{licence!r} is not the licence of registered "
                                              f"source {registered!r} ({entry.licence})")
         floor = source_tier(entry)
-        by_name = source_for_corpus(str(name))
         if by_name is not None and registered != "synthetic" and by_name is not entry:
             fail(source, f"{where}.registry_source", f"corpus {name!r} belongs to registered "
                                                      f"source {by_name.name!r}, not {registered!r}")

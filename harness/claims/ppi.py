@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
 from harness.claims.certificate import SCHEMA_VERSION, check_id
+from harness.core.corpus_names import CorpusNameError
 from harness.core.tiers import (PUBLISHABLE_LICENCES, UNKNOWN_LICENCE, licence_tier,
                                 tier_for_licence)
 
@@ -88,9 +89,11 @@ class PpiClaim(b.Claim):
             b.fail(source, "tier", f"tier A needs a publishable licence, but the document "
                                    f"declares licence {licence!r}; publishable: "
                                    f"{sorted(PUBLISHABLE_LICENCES)} (doubt fails closed: tier B)")
-        b.not_laxer(claimed, licence_tier(licence or UNKNOWN_LICENCE,
-                                          corpus if isinstance(corpus, str) else None),
-                    source, "tier", f"the document declares licence {licence!r}"
+        try:
+            floor = licence_tier(licence or UNKNOWN_LICENCE, corpus if isinstance(corpus, str) else None)
+        except CorpusNameError as exc:  # an invisible or look-alike corpus name
+            b.fail(source, "corpus", str(exc))
+        b.not_laxer(claimed, floor, source, "tier", f"the document declares licence {licence!r}"
                     + (f" for corpus {corpus!r}" if corpus else ""))
         if claimed == "A" and not corpus:
             b.fail(source, "corpus", "tier A needs the corpus named")

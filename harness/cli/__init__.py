@@ -61,6 +61,21 @@ def add_licence_arguments(parser, *, when: str = "", tier_note: str = "") -> Non
                              f"publishable{tier_note}")
 
 
+def corpus_name_of(args) -> tuple[str, bool]:
+    """``(name, from_stem)``: ``--corpus-name``, else the ``--qrels`` file's stem, checked as
+    the source registry compares names (:func:`harness.core.sources.check_corpus_name`):
+    an invisible or look-alike name is refused, naming where it came from."""
+    from pathlib import Path
+
+    from harness.core.sources import check_corpus_name
+
+    if args.corpus_name is not None:
+        return check_corpus_name(args.corpus_name, "--corpus-name"), False
+    name = Path(args.qrels).stem
+    return check_corpus_name(name, f"corpus name (the stem of --qrels {args.qrels}; "
+                                   "set one with --corpus-name)"), True
+
+
 def build_parser(modules) -> argparse.ArgumentParser:
     return command_parser("python -m harness",
                           "Retrieval evaluation whose numbers are checkable claims.", modules)

@@ -18,7 +18,28 @@ def add_arguments(p) -> None:
                    help="export the judgements the run was scored with (qrels.jsonl) instead")
     p.add_argument("--corpus", default=None, help="only this corpus (default: every corpus)")
     p.add_argument("--tag", default=None, help="TREC run tag (default: the run's control name)")
-    p.add_argument("--force", action="store_true", help="replace an existing --out and sidecar")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --out and sidecar (never a file of the results "
+                        "directory: an input is refused whatever --force says)")
+
+
+def _refuse_inputs(args) -> None:
+    """Refuse an ``--out`` (or its sidecar) that is a file of the results directory read or
+    pinned (metrics.json, rankings.jsonl, qrels.jsonl, per_query.jsonl, every file its marker
+    lists), whatever ``--force`` says: the export would destroy its own input."""
+    from pathlib import Path
+
+    from harness.core.outputs import MARKER, marker_files, refuse_inputs
+    from harness.evaluation.run_export import sidecar_path
+
+    results = Path(args.results)
+    if Path(args.out).is_dir() and not Path(args.out).is_symlink():
+        return  # refused as a directory by write_export
+    owned = {"metrics.json", "rankings.jsonl", "qrels.jsonl", "per_query.jsonl", MARKER}
+    inputs = [(f"the results directory's {name}:", results / name)
+              for name in sorted(owned | (marker_files(results) or set()))]
+    refuse_inputs(args.out, inputs, "--out")
+    refuse_inputs(sidecar_path(Path(args.out)), inputs, "--out's provenance sidecar")
 
 
 def run(args) -> int:
@@ -26,6 +47,7 @@ def run(args) -> int:
 
     from harness.evaluation.run_export import write_export
 
+    _refuse_inputs(args)
     side, provenance = write_export(args.results, args.out, "qrels" if args.qrels else "rankings",
                                     args.format, corpus=args.corpus, tag=args.tag,
                                     force=args.force)

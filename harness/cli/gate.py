@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core import settings
-from harness.cli import add_licence_arguments
+from harness.cli import add_licence_arguments, corpus_name_of
 from harness.core.tiers import most_restrictive_tier
 
 HELP = "gate a measure on a threshold (point | ci-lower | regression | sequential); exit 0 pass, 1 fail"
@@ -89,7 +89,7 @@ def _qrels_stream(args):
     from harness.evaluation.runs import scored_stream
 
     resolve([args.measure])
-    corpus = args.corpus_name or Path(args.qrels).stem
+    corpus, _ = corpus_name_of(args)
     tier, _ = declared_tier(args.licence, args.tier, corpus)
     qrels = read_qrels(args.qrels).judgements
     run = read_run(args.run)

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from harness.core.canonical import sha256_file
-from harness.cli import add_licence_arguments
+from harness.cli import add_licence_arguments, corpus_name_of
 from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
@@ -46,7 +46,7 @@ def _score(args) -> int:
     started = time.perf_counter()
     from harness.core.tiers import declared_tier
 
-    corpus = args.corpus_name or Path(args.qrels).stem
+    corpus, from_stem = corpus_name_of(args)
     declared_tier(args.licence, args.tier, corpus)  # a refused --tier before any file is read
     resolve(args.measures)
     qrels_file = read_qrels(args.qrels)
@@ -63,5 +63,39 @@ def _score(args) -> int:
                                   "command": "score"})
     print(scored.markdown(), end="")
     print(f"\nwrote {out}")
+    for line in summary_notes(scored, args, from_stem):
+        print(line)
     ingest_run(out, args)
     return 0
+
+
+def summary_notes(scored, args, from_stem: bool) -> list[str]:
+    """What a user may want to change or know before publishing: a tier that keeps the run
+    out of the publishable view and why, a corpus name taken from a file name, and how many
+    queries held tied scores (one line, not one per query)."""
+    from harness.core.tiers import UNKNOWN_LICENCE
+
+    notes = []
+    (corpus,) = scored.claim.corpora
+    if corpus["tier"] != "A":
+        if args.licence == UNKNOWN_LICENCE:
+            why = "no licence given (--licence)"
+        elif "registered corpus" in corpus["evidence"]:
+            why = f"{corpus['name']!r} is a registered tier-{corpus['tier']} corpus"
+        elif args.tier is not None:
+            why = f"--tier {args.tier}"
+        else:
+            why = f"licence {args.licence} is not publishable"
+        notes.append(f"tier {corpus['tier']}: {why}; the run is hidden from the publishable "
+                     "view")
+    if from_stem:
+        notes.append(f"corpus name {corpus['name']!r} was taken from the qrels file name; "
+                     "give --corpus-name NAME to call it something else")
+    tied = len(scored.result.queries_tied) if scored.result is not None else 0
+    if tied:
+        how = ("kept in file order (--preserve-order)" if args.preserve_order else
+               "ranked by the full scores, then (doc_type, file_id, chunk_index)")
+        notes.append(f"{tied} quer{'y' if tied == 1 else 'ies'} had tied scores (equal as the "
+                     f"single-precision floats trec_eval's engine reads), {how}; trec_eval "
+                     "alone would have ordered each tie by document id")
+    return notes

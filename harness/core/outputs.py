@@ -127,6 +127,15 @@ def _check_inputs(out: Path, inputs: Inputs, flag: str) -> None:
                                 f"{path}); writing there would destroy it")
 
 
+def refuse_inputs(path: PathLike, inputs: Inputs, flag: str = "--out") -> Path:
+    """The absolute path of ``path`` after refusing it (:class:`OutputRefused`) when it is,
+    or holds, one of ``inputs`` (same real path or same file): for writers whose ``--force``
+    may replace an existing file, but never one the command reads."""
+    out = absolute(path)
+    _check_inputs(out, inputs, flag)
+    return out
+
+
 def check_directory(out: PathLike, *, allowed: Callable[[Path], set[str] | None],
                     flag: str = "--out", inputs: Inputs = ()) -> Path:
     """The absolute path of ``out`` if a directory may be (re)written there.

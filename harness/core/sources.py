@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from harness.core.corpus_names import lookalike_key, refuse_lookalike, registry_key
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -464,24 +466,54 @@ def _build() -> dict[str, Source]:
 SOURCES: dict[str, Source] = _build()
 
 
+def _by_key(registry: dict[str, Source]) -> dict[str, Source]:
+    """The registry keyed by :func:`harness.core.corpus_names.registry_key` (made afresh:
+    the registry is a plain dict a caller may extend; each name's key is cached)."""
+    return {registry_key(name): source for name, source in registry.items()}
+
+
+def _find(name: str, registry: dict[str, Source], where: str,
+          domains: bool = True) -> Source | None:
+    """The entry ``name`` belongs to, compared as :mod:`harness.core.corpus_names` says (case,
+    width, dashes and surrounding space do not matter; invisible characters, mixed scripts
+    and look-alikes of a registered name are refused).  With ``domains``, a QMSum domain
+    corpus (``qmsum-product``) belongs to ``qmsum``."""
+    by_key = _by_key(registry)
+    for key in dict.fromkeys((registry_key(name, where), lookalike_key(name))):
+        found = by_key.get(key)
+        if found is None and domains and key.startswith("qmsum-"):
+            found = by_key.get("qmsum")
+        if found is not None:
+            if key != registry_key(name, where):
+                refuse_lookalike(name, found.name, where)
+            return found
+    return None
+
+
 def lookup(name: str, sources: dict[str, Source] | None = None) -> Source:
     """The registered source ``name``; raises :class:`UnknownSourceError` listing the known ones."""
     registry = SOURCES if sources is None else sources
-    try:
-        return registry[name]
-    except KeyError:
+    found = _find(name, registry, "source name", domains=False)
+    if found is None:
         raise UnknownSourceError(
             f"unknown source {name!r}; registered sources: {sorted(registry)}") from None
+    return found
+
+
+def check_corpus_name(name: str, where: str = "corpus name") -> str:
+    """``name`` as given, after refusing (CorpusNameError, naming ``where``) a name holding
+    an invisible character, mixing scripts or written in look-alike letters of a registered
+    name (:mod:`harness.core.corpus_names`)."""
+    _find(name, SOURCES, where)
+    return name
 
 
 def source_for_corpus(corpus_name: str, sources: dict[str, Source] | None = None) -> Source | None:
     """The registry entry a loaded corpus belongs to, or None when it is unregistered.
 
-    A QMSum domain corpus (``qmsum-product``) belongs to ``qmsum``.
+    Names are compared as :func:`harness.core.corpus_names.registry_key` says, so
+    ``BEIR-SciFact`` belongs to ``beir-scifact``; a name holding an invisible character,
+    mixing scripts or written in look-alike letters is refused (CorpusNameError, a
+    ValueError).  A QMSum domain corpus (``qmsum-product``) belongs to ``qmsum``.
     """
-    registry = SOURCES if sources is None else sources
-    if corpus_name in registry:
-        return registry[corpus_name]
-    if corpus_name.startswith("qmsum-") and "qmsum" in registry:
-        return registry["qmsum"]
-    return None
+    return _find(corpus_name, SOURCES if sources is None else sources, "corpus name")

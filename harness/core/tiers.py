@@ -80,7 +80,9 @@ def registered_floor(corpus_name: str) -> str | None:
     """The tier of the registry entry a corpus name belongs to, or None when unregistered.
 
     No copy of a registered corpus may be less restrictive than its entry: ``beir-scifact``
-    is tier B whatever licence a run declares for it.
+    is tier B whatever licence a run declares for it, and so is ``BEIR-SciFact``: names are
+    compared as :func:`harness.core.corpus_names.registry_key` says, and a name holding an
+    invisible character or look-alike letters of another script is refused (ValueError).
     """
     source = source_for_corpus(corpus_name)
     return None if source is None else source_tier(source)
@@ -113,9 +115,12 @@ def declared_tier(licence: str, tier: str | None = None,
             f"--tier {tier} refused: --licence {licence!r} gives tier {derived} "
             f"(publishable licences: {sorted(PUBLISHABLE_LICENCES)}); a tier can be made more "
             "restrictive, never less (licence doubt fails closed)")
-    registered = "" if corpus_name is None or registered_floor(corpus_name) is None else (
-        f"; {corpus_name!r} is a registered corpus of tier {registered_floor(corpus_name)}, "
-        "and no declared licence makes it less restrictive")
+    source = None if corpus_name is None else source_for_corpus(corpus_name)
+    registered = "" if source is None else (
+        f"; {corpus_name!r} is a registered corpus of tier {source_tier(source)}"
+        + ("" if corpus_name == source.name else f" (registered as {source.name!r}: names are "
+           "compared ignoring case, width, dash forms and surrounding space)")
+        + ", and no declared licence makes it less restrictive")
     if licence == UNKNOWN_LICENCE:
         return tier, ("no licence declared (--licence): not traced, so not publishable"
                       + registered)

@@ -83,23 +83,30 @@ def build_rows(
 
 
 def per_query_rows(result: ScoreResult, meta: Mapping[str, QueryMeta],
-                   tiers: Mapping[str, str]) -> list[dict]:
-    """One row per scored query x measure, sorted by (corpus, query_id, measure order)."""
+                   tiers: Mapping[str, str]) -> Columns:
+    """One row per scored query x measure, sorted by (corpus, query_id, measure order).
+
+    Built as columns (:class:`~harness.core.canonical.Columns`, a sequence of dicts to its
+    readers): a million queries x 12 measures would otherwise be 12 million dicts."""
     unanswered = set(result.queries_unanswered)
-    rows = []
-    for q in sorted(result.per_query, key=lambda q: (meta[q].corpus, q)):
-        m = meta[q]
-        for measure in result.measures:
-            rows.append({
-                "corpus": m.corpus,
-                "tier": tiers[m.corpus],
-                "query_class": m.query_class,
-                "query_id": q,
-                "measure": measure,
-                "value": result.per_query[q][measure],
-                "answered": q not in unanswered,
-            })
-    return rows
+    order = sorted(result.per_query, key=lambda q: (meta[q].corpus, q))
+    measures = list(result.measures)
+    k = len(measures)
+
+    def each(values):
+        return list(chain.from_iterable(map(repeat, values, repeat(k))))
+
+    corpora = [meta[q].corpus for q in order]
+    per_query = result.per_query
+    return Columns({
+        "corpus": each(corpora),
+        "tier": each(tiers[c] for c in corpora),
+        "query_class": each(meta[q].query_class for q in order),
+        "query_id": each(order),
+        "measure": measures * len(order),
+        "value": [per_query[q][m] for q in order for m in measures],
+        "answered": each(q not in unanswered for q in order),
+    })
 
 
 def ranking_rows(result: ScoreResult, meta: Mapping[str, QueryMeta]) -> Columns:

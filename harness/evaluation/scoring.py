@@ -11,7 +11,11 @@ Engine: ``pytrec_eval_terrier`` (NIST trec_eval).  What the harness adds, and wh
   replaced by rank-derived values.  A dict whose scores hold no tie is handed over as it
   is: trec_eval orders it by score, which is already that order, so rank-derived values
   would change nothing (and skipping them keeps the harness within 1.5x of calling
-  pytrec_eval directly, ``benchmarks/bench_scoring.py``).  ``preserve_order=True`` instead
+  pytrec_eval directly, ``benchmarks/bench_scoring.py``).  "No tie" is judged as the engine
+  reads scores: pytrec_eval_terrier keeps them as C floats (single precision), so
+  0.50000000001 and 0.5 tie there, and 1e300 and 1e39 are both infinite; such a list
+  takes rank-derived scores, ordered by the full-precision scores (as the official
+  trec_eval, which reads doubles, orders it).  ``preserve_order=True`` instead
   keeps the list order given (stages whose order is the product's own, e.g. after rerank
   and diversity sampling).
 * **Unjudgeable queries are dropped, not zeroed**: a qrels query with no relevant document
@@ -27,6 +31,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from array import array
 from dataclasses import dataclass, field
 from itertools import chain, compress, count, islice
 from operator import eq, gt, itemgetter
@@ -234,46 +239,60 @@ def _normalise(docs, preserve_order, query_id, cache) -> list[tuple[str, float]]
     return _order(pairs, cache)
 
 
+def _single(values) -> list[float]:
+    """``values`` as the engine keeps them: C floats (IEEE single precision, the C cast's
+    round-to-nearest; a value beyond its range becomes infinite), read back as doubles.
+    Rounding is monotone, so values strictly ordered as singles are so as doubles."""
+    return array("f", values).tolist()
+
+
 def _ascending_if_untied(values, n: int, np):
-    """The values sorted ascending when they are finite numbers, pairwise distinct as the
-    doubles trec_eval reads (so ``2**53`` and ``2**53 + 1`` count as a tie); else None,
+    """The values (as doubles) sorted ascending when they are finite numbers, pairwise
+    distinct and finite as the single-precision floats the engine keeps (so ``2**53`` and
+    ``2**53 + 1``, 0.50000000001 and 0.5, or 1e300 and 1e39 count as a tie); else None,
     and the list goes to the checked path.  ``np`` is numpy (sorts long lists faster)."""
     try:
         if n < 32:
             ascending = sorted(map(float, values))
-            if not all(map(math.isfinite, ascending)):  # (a NaN need not sort to an end)
+            single = _single(ascending)
+            if not all(map(math.isfinite, single)):  # (a NaN need not sort to an end)
                 return None
-            return None if any(map(eq, ascending, islice(ascending, 1, None))) else ascending
+            return None if any(map(eq, single, islice(single, 1, None))) else ascending
         ascending = np.fromiter(values, float, n)
     except (TypeError, ValueError, OverflowError):
         return None
     ascending.sort()  # NaN sorts last
-    if not (math.isfinite(ascending[0]) and math.isfinite(ascending[-1])):
+    with np.errstate(over="ignore"):  # beyond single range: infinite, refused below
+        single = ascending.astype(np.float32)  # monotone: still ascending
+    if not (math.isfinite(single[0]) and math.isfinite(single[-1])):
         return None
-    return None if (ascending[1:] == ascending[:-1]).any() else ascending
+    return None if (single[1:] == single[:-1]).any() else ascending
 
 
 _BATCH_VALUES = 1 << 20  # values per numpy batch (8 MiB)
 
 
 def _untied_floats(values: list) -> list[float] | None:
-    """``values`` (exact floats) when all are finite and pairwise distinct; else None.
-    (A finite sum means no value is infinite or NaN; one that overflows only sends the
-    list down the checked path.  -0.0 and 0.0 are one set member: a tie, as in numpy.)"""
-    if not math.isfinite(sum(values)) or len(set(values)) != len(values):
+    """``values`` (exact floats) when all are finite and pairwise distinct as single-precision
+    floats (:func:`_single`); else None.  (-0.0 and 0.0 are one set member: a tie.)"""
+    single = _single(values)
+    if not math.isfinite(sum(single)) or len(set(single)) != len(single):
         return None
     return values
 
 
 def _strictly_descending(values: list) -> bool:
-    """Whether finite ``values`` fall strictly (so no two tie; NaN compares false)."""
-    return (all(map(gt, values, islice(values, 1, None)))
-            and math.isfinite(values[0]) and math.isfinite(values[-1]))
+    """Whether ``values`` fall strictly as single-precision floats (so no two tie in the
+    engine; NaN compares false) and are finite there."""
+    single = _single(values)
+    return (all(map(gt, single, islice(single, 1, None)))
+            and math.isfinite(single[0]) and math.isfinite(single[-1]))
 
 
 def _untied_lists(lists: dict[str, dict],
                   descending: set[str] | None = None) -> dict[str, Sequence[float]]:
-    """The scores of each dict whose scores hold no tie (:func:`_ascending_if_untied`):
+    """The scores of each dict whose scores hold no tie in single precision
+    (:func:`_ascending_if_untied`):
     in their own order for exact floats, ascending otherwise.  Exact floats (what the run
     readers return) are checked in plain Python; other values (numpy scalars, integers ...)
     as the rows of numpy arrays of one length, so numpy's per-call cost is paid per batch,
@@ -318,8 +337,10 @@ def _untied_lists(lists: dict[str, dict],
                         out[query_id] = ascending
                 continue
             values.sort(axis=1)  # NaN sorts last
-            good = (np.isfinite(values[:, 0]) & np.isfinite(values[:, -1])
-                    & ~(values[:, 1:] == values[:, :-1]).any(axis=1))
+            with np.errstate(over="ignore"):  # beyond single range: infinite, refused
+                single = values.astype(np.float32)  # monotone: rows still ascending
+            good = (np.isfinite(single[:, 0]) & np.isfinite(single[:, -1])
+                    & ~(single[:, 1:] == single[:, :-1]).any(axis=1))
             for query_id, row, ok in zip(batch, values, good.tolist()):
                 if ok:
                     out[query_id] = row
@@ -351,6 +372,15 @@ def _diagnose(qrels: Mapping, run: Mapping) -> None:
                 raise ValueError(f"qrels: doc_id for query_id={query_id!r} must be a string, "
                                  f"got {doc_id!r}")
         _check_pairs(list(run[query_id].items()), query_id, unique=True)
+
+
+def _has_tie(ranking: list[tuple[str, float]]) -> bool:
+    """Whether two scores of a list are one single-precision float (a tie for the engine)."""
+    try:
+        single = _single(map(float, map(_SCORE, ranking)))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return len(set(single)) != len(single)
 
 
 _DESCENDING: tuple[float, ...] = ()  # (m, m-1, ..., 1.0), grown on demand
@@ -429,6 +459,9 @@ class ScoreResult:
     preserve_order: bool
     #: query_id -> normalised ranking [(doc_id, original score)] that was scored
     rankings: Mapping[str, list[tuple[str, float]]] = field(default_factory=dict, repr=False)
+    #: scored queries whose list held two equal scores (as the engine reads them: single
+    #: precision): trec_eval alone would order each such tie by document id
+    queries_tied: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -644,6 +677,7 @@ def score(
             row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
         per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
 
+    tied = tuple(sorted(q for q, ranking in ordered.items() if _has_tie(ranking)))
     rankings = {}
     if keep_rankings:
         rankings = Rankings({q: ranking_of(q, keep_rankings) for q in sorted(full)}, scored_docs)
@@ -659,4 +693,5 @@ def score(
         binary=binary,
         preserve_order=preserve_order,
         rankings=rankings,
+        queries_tied=tied,
     )

@@ -134,10 +134,11 @@ class KeyedStore:
 
 
 def get_or_build(store: KeyedStore, key: str, read: Callable[[Path], object],
-                 build: Callable[[], object], write: Callable[[object], None]):
+                 build: Callable[[], object], write: Callable[[object], None], *,
+                 on_discard: Callable[[str], None] | None = None):
     """``(value, "hit" | "miss")``: the stored entry, or one built and published under the
     key's lock.  ``read(path)`` returns None for an absent entry and raises ``ValueError``
-    for an unreadable one (discarded and rebuilt)."""
+    for an unreadable one (discarded and rebuilt; ``on_discard`` is told why)."""
 
     try:
         value = read(store.path(key))
@@ -150,6 +151,8 @@ def get_or_build(store: KeyedStore, key: str, read: Callable[[Path], object],
             value = read(store.path(key))  # built by another process while we waited
         except ValueError as exc:
             store.discard(key, str(exc))
+            if on_discard is not None:
+                on_discard(str(exc))
             value = None
         if value is not None:
             return value, "hit"

@@ -7,11 +7,14 @@ the sha256 of the indexed documents in index order (id and lexical text of each)
 ``b``, the variant, the tokeniser's description, the ``bm25s`` and numpy versions and the
 code revision (the backend, the tokeniser and this cache), so any change to any of them
 is a miss.  Published whole and built once under a per-key lock
-(:mod:`harness.retrieval.cache_store`).  A hit reads the arrays with ``allow_pickle=False``
+(:mod:`harness.retrieval.cache_store`).  The writer records the sha256 of every file of the
+entry (``contents.json``); a hit first checks that the entry holds exactly those files with
+those digests, so a shuffled array or a vocabulary with swapped ids, which every structural
+check would pass, is a damaged entry.  It then reads the arrays with ``allow_pickle=False``
 and checks them (:class:`harness.retrieval.backends.bm25_scores.BM25Scores`: shapes, dtypes,
 column bounds, document range, finite values; a vocabulary numbered 0 .. n-1 matching the
-columns), so an unreadable or inconsistent entry is a miss and is rebuilt, never a wrong
-score; it does not import bm25s.
+columns), so an unreadable, damaged or inconsistent entry is a miss and is rebuilt (the
+report says why: ``discarded``), never a wrong score; it does not import bm25s.
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ from harness.retrieval.cache_store import KeyedStore, get_or_build, key_digest, 
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 REVISION_SOURCES = ("harness/retrieval/backends/embedded.py",
                     "harness/retrieval/backends/bm25_scores.py",
                     "harness/retrieval/backends/tokenizer.py",
                     "harness/retrieval/index_cache.py", "harness/retrieval/cache_store.py")
 VOCAB_FILE = "vocab.json"
+CONTENTS_FILE = "contents.json"  # {"files": {name: sha256}} of every other file of the entry
 _EMPTY = "empty"  # marker file: no document had a token, the leg matches nothing
 
 
@@ -91,17 +95,49 @@ class BM25IndexCache:
                                               encoding="utf-8")
                 (tmp / "key.json").write_text(json.dumps(key, sort_keys=True),
                                               encoding="utf-8")
+                (tmp / CONTENTS_FILE).write_text(json.dumps({"files": _digests(tmp)},
+                                                            sort_keys=True), encoding="utf-8")
             self.store.publish_directory(digest, fill)
 
+        discarded: list[str] = []
         value, outcome = get_or_build(self.store, digest, functools.partial(_read, key),
-                                      lambda: build(docs), write)
-        self.report["bm25_index"] = {"outcome": outcome, "key": digest}
+                                      lambda: build(docs), write, on_discard=discarded.append)
+        self.report["bm25_index"] = {"outcome": outcome, "key": digest,
+                                     **({"discarded": discarded[0]} if discarded else {})}
         return value
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    """sha256 of every file of an entry but the contents file itself."""
+    out = {}
+    for path in sorted(folder.iterdir()):
+        if path.name == CONTENTS_FILE:
+            continue
+        if not path.is_file() or path.is_symlink():
+            raise ValueError(f"{path.name} is not a plain file")
+        with open(path, "rb") as handle:
+            out[path.name] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return out
+
+
+def _check_contents(path: Path) -> None:
+    """ValueError unless the entry holds exactly the files its writer recorded, each with
+    the recorded sha256."""
+    try:
+        recorded = json.loads((path / CONTENTS_FILE).read_text(encoding="utf-8"))["files"]
+        found = _digests(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"its contents record is unreadable: {exc}") from None
+    if found != recorded:
+        changed = sorted(n for n in set(found) | set(recorded) if found.get(n) != recorded.get(n))
+        raise ValueError(f"its files do not match their recorded sha256 ({', '.join(changed)}): "
+                         "damaged or changed after it was written")
 
 
 def _read(key: dict, path: Path):
     if not path.is_dir():
         return None
+    _check_contents(path)
     try:
         stored = json.loads((path / "key.json").read_text(encoding="utf-8"))
         vocab = json.loads((path / VOCAB_FILE).read_text(encoding="utf-8"))

@@ -49,3 +49,15 @@ def test_bad_spec_is_a_clear_error(capsys):
     assert main(["stats", "nonsense"]) == 2
     assert "expected KIND:PATH with KIND one of ['beir', 'qmsum', 'synthetic', 'trec']" in \
         capsys.readouterr().err
+
+
+def test_a_look_alike_corpus_name_keeps_the_registered_tier_or_is_refused(tmp_path, capsys):
+    from tests.ingestion.helpers import write_beir
+
+    folder = write_beir(tmp_path / "scifact")
+    (folder / "LICENSE").write_text("Creative Commons CC0-1.0\n", encoding="utf-8")
+    for name in ("BEIR-SciFact", "beir\u2010scifact", "MeetingBank"):
+        assert main(["stats", f"beir:{folder}", "--name", name, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["tier"] == "B", name
+    assert main(["stats", f"beir:{folder}", "--name", "beir-sc\u0456fact"]) == 2
+    assert "U+0456 CYRILLIC" in capsys.readouterr().err

@@ -222,3 +222,26 @@ def test_forged_documents_never_reach_the_publishable_view(tmp_path):
             stored = conn.query_all("SELECT corpus, tier, licence FROM answer_corpora "
                                     "WHERE licence = 'CC-BY-NC-4.0'")
         assert all(tier != "A" for _, tier, _ in stored), (attempt, stored)
+
+
+@pytest.mark.parametrize("name", ["BEIR-SciFact", "\uff42eir-scifact", "MeetingBank"])
+def test_a_look_alike_of_a_registered_name_hand_edited_to_tier_a_is_refused(tmp_path, name):
+    out = score(tmp_path / "look", "CC-BY-4.0", corpus=name)
+    assert [c["tier"] for c in json.loads((out / "metrics.json").read_text())["corpora"]] == ["B"]
+    (out / "runinfo.json").unlink()
+    edit_json(out / "metrics.json", relabel_tier_a)
+    error = refused(out, tmp_path / "w.duckdb", field="corpora[0].tier", file="metrics.json")
+    assert "registered tier-B corpus" in str(error)
+
+
+@pytest.mark.parametrize("name", ["meetings\u200b", "meet\u0456ngs"])
+def test_an_invisible_or_mixed_script_corpus_name_in_a_claim_is_refused(tmp_path, name):
+    out = score(tmp_path / "named", "CC-BY-4.0")
+    (out / "runinfo.json").unlink()
+
+    def rename(doc):
+        doc["corpora"][0]["name"] = name
+
+    edit_json(out / "metrics.json", rename)
+    error = refused(out, tmp_path / "w.duckdb", field="corpora[0].name", file="metrics.json")
+    assert "U+" in str(error)

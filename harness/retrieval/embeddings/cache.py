@@ -7,6 +7,15 @@ One SQLite file (``embeddings.sqlite``) in the cache directory (``--cache-dir``,
 never be served another's vector.  Vectors are stored as little-endian float32 bytes and
 written in committed blocks: an interrupted run keeps every block it finished and no
 partial row.
+
+A vector is trusted only as it was written: each row carries the sha256 of its key, its
+dimension and its bytes (``checksum``), and a row whose checksum does not match, whose
+bytes are not ``dimension`` floats (truncated) or hold a value that is not finite, or that
+was written before checksums (NULL) is a damaged row: it is a miss, deleted, embedded
+again, and counted (``cache.damaged_vectors`` in the run's ``embedding`` block).  A file
+SQLite cannot read (not a database, or a malformed page) is set aside and the cache rebuilt
+empty (``cache.rebuilt``), never an error on every later run.  A full disk stops the cache's
+writes with one warning (``cache.writes_stopped``); the run goes on, embedding what it needs.
 """
 
 from __future__ import annotations
@@ -35,9 +44,12 @@ CREATE TABLE IF NOT EXISTS embeddings (
     text_sha256 TEXT NOT NULL,
     dimension INTEGER NOT NULL,
     vector BLOB NOT NULL,
+    checksum BLOB,
     PRIMARY KEY (model_id, weights_sha256, text_sha256)
 ) WITHOUT ROWID
 """
+#: SQLite result codes (primary): the file is damaged, or the disk is full
+_CORRUPT, _FULL, _NOTADB = 11, 13, 26
 
 
 def default_cache_dir() -> Path:
@@ -48,18 +60,75 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def vector_checksum(model_id: str, weights: str, sha: str, dimension: int, blob: bytes) -> bytes:
+    """sha256 of a row's key, dimension and vector bytes (what ``checksum`` holds)."""
+    digest = hashlib.sha256(f"{model_id}\0{weights}\0{sha}\0{dimension}\0".encode("utf-8"))
+    digest.update(blob)
+    return digest.digest()
+
+
+def _code(exc: sqlite3.Error) -> int:
+    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+
+
+def _damaged_file(exc: sqlite3.Error) -> bool:
+    return _code(exc) in (_CORRUPT, _NOTADB) or "malformed" in str(exc) \
+        or "not a database" in str(exc)
+
+
+def _disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, sqlite3.Error):
+        return _code(exc) == _FULL or "disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == 28  # ENOSPC
+
+
 class EmbeddingCache:
-    """Get and put vectors by ``(model_id, weights_sha256, text_sha256)``; thread-safe."""
+    """Get and put vectors by ``(model_id, weights_sha256, text_sha256)``; thread-safe.
+
+    ``events`` says what the cache did besides serving rows: damaged rows dropped, a damaged
+    file rebuilt, writes stopped by a full disk (module docstring)."""
 
     def __init__(self, cache_dir=None):
         self.dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = self.dir / CACHE_FILE
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(_SCHEMA)
-        self._conn.commit()
+        self.events: dict = {}
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _damaged_file(exc):
+                raise
+            self._rebuild(exc)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=60)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(embeddings)")}
+            if "checksum" not in columns:  # a cache written before checksums: rows re-checked
+                conn.execute("ALTER TABLE embeddings ADD COLUMN checksum BLOB")
+            conn.commit()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _rebuild(self, exc: sqlite3.Error) -> None:
+        """Set the unreadable file aside (``embeddings.sqlite.damaged``) and start afresh."""
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+        aside = self.path.with_name(self.path.name + ".damaged")
+        log.warning("embedding cache %s cannot be read (%s): set aside as %s and rebuilt "
+                    "empty; its texts are embedded again", self.path, exc, aside.name)
+        if self.path.exists():
+            self.path.replace(aside)
+        for suffix in ("-wal", "-shm"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        self.events["rebuilt"] = f"{exc} (the damaged file was set aside as {aside.name})"
+        self._conn = self._connect()
 
     def close(self) -> None:
         with self._lock:
@@ -73,38 +142,106 @@ class EmbeddingCache:
 
     def get(self, model_id: str, weights: str, shas: Sequence[str],
             dimension: int) -> dict[str, np.ndarray]:
-        """Cached vectors for the given text digests (missing ones are absent)."""
+        """Cached vectors for the given text digests (missing and damaged ones are absent)."""
+        with self._lock:
+            try:
+                return self._get(model_id, weights, shas, dimension)
+            except sqlite3.DatabaseError as exc:
+                if not _damaged_file(exc):
+                    raise
+                self._rebuild(exc)
+                return {}
+
+    def _get(self, model_id: str, weights: str, shas: Sequence[str],
+             dimension: int) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         unique = sorted(set(shas))
-        with self._lock:
-            for start in range(0, len(unique), _LOOKUP_BATCH):
-                batch = unique[start:start + _LOOKUP_BATCH]
-                marks = ",".join("?" * len(batch))
-                rows = self._conn.execute(
-                    f"SELECT text_sha256, dimension, vector FROM embeddings "
-                    f"WHERE model_id = ? AND weights_sha256 = ? AND text_sha256 IN ({marks})",
-                    (model_id, weights, *batch),
-                ).fetchall()
-                for sha, dim, blob in rows:
-                    if dim != dimension or len(blob) != 4 * dimension:
-                        raise ValueError(
-                            f"embedding cache {self.path}: vector for text {sha} under "
-                            f"{model_id} has dimension {dim}, expected {dimension}"
-                        )
-                    found[sha] = np.frombuffer(blob, dtype="<f4")
+        damaged: list[str] = []
+        for start in range(0, len(unique), _LOOKUP_BATCH):
+            batch = unique[start:start + _LOOKUP_BATCH]
+            marks = ",".join("?" * len(batch))
+            rows = self._conn.execute(
+                f"SELECT text_sha256, dimension, vector, checksum FROM embeddings "
+                f"WHERE model_id = ? AND weights_sha256 = ? AND text_sha256 IN ({marks})",
+                (model_id, weights, *batch),
+            ).fetchall()
+            whole, blobs = [], []
+            for sha, dim, blob, checksum in rows:
+                if not isinstance(dim, int) or not isinstance(blob, bytes) \
+                        or len(blob) != 4 * dim \
+                        or checksum != vector_checksum(model_id, weights, sha, dim, blob):
+                    damaged.append(sha)
+                    continue
+                if dim != dimension:  # a whole row: the model's profile contradicts it
+                    raise ValueError(
+                        f"embedding cache {self.path}: vector for text {sha} under "
+                        f"{model_id} has dimension {dim}, expected {dimension}"
+                    )
+                whole.append(sha)
+                blobs.append(blob)
+            if whole:
+                vectors = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(whole), dimension)
+                finite = np.isfinite(vectors).all(axis=1)
+                for sha, vector, ok in zip(whole, vectors, finite.tolist()):
+                    if ok:
+                        found[sha] = vector
+                    else:
+                        damaged.append(sha)
+        if damaged:
+            log.warning("embedding cache %s: %d damaged vectors under %s (checksum, length or "
+                        "values); embedding their texts again", self.path, len(damaged), model_id)
+            self.events["damaged_vectors"] = self.events.get("damaged_vectors", 0) + len(damaged)
+            self._delete(model_id, weights, damaged)
         return found
 
+    def _delete(self, model_id: str, weights: str, shas: list[str]) -> None:
+        try:
+            with self._conn:
+                self._conn.executemany(
+                    "DELETE FROM embeddings WHERE model_id = ? AND weights_sha256 = ? "
+                    "AND text_sha256 = ?", [(model_id, weights, sha) for sha in shas])
+        except sqlite3.DatabaseError as exc:
+            if not _disk_full(exc):
+                raise
+            self._stop_writes(exc)  # (the rows are replaced when written again)
+
+    def _stop_writes(self, exc: BaseException) -> None:
+        if "writes_stopped" not in self.events:
+            log.warning("embedding cache %s: %s; no more vectors are stored in it this run "
+                        "(the run goes on; free space to cache them again)", self.path, exc)
+            self.events["writes_stopped"] = str(exc)
+
     def put(self, model_id: str, weights: str, shas: Sequence[str], vectors: np.ndarray) -> None:
-        """Store one block of vectors in one transaction."""
+        """Store one block of vectors in one transaction (a vector that is not finite is not
+        stored: it would be a damaged row)."""
         vectors = np.asarray(vectors, dtype="<f4")
         if len(shas) != len(vectors):
             raise ValueError(f"{len(shas)} digests for {len(vectors)} vectors")
-        rows = [(model_id, weights, sha, int(vectors.shape[1]), vectors[i].tobytes())
-                for i, sha in enumerate(shas)]
+        dim = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+        finite = np.isfinite(vectors).all(axis=1).tolist() if len(vectors) else []
+        rows = []
+        for i, sha in enumerate(shas):
+            if finite[i]:
+                blob = vectors[i].tobytes()
+                rows.append((model_id, weights, sha, dim, blob,
+                             vector_checksum(model_id, weights, sha, dim, blob)))
         with self._lock:
-            with self._conn:
-                self._conn.executemany(
-                    "INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?, ?, ?)", rows)
+            if "writes_stopped" in self.events or not rows:
+                return
+            for attempt in (1, 2):
+                try:
+                    with self._conn:
+                        self._conn.executemany(
+                            "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", rows)
+                    return
+                except (sqlite3.DatabaseError, OSError) as exc:
+                    if _disk_full(exc):
+                        self._stop_writes(exc)
+                        return
+                    if attempt == 2 or not isinstance(exc, sqlite3.DatabaseError) \
+                            or not _damaged_file(exc):
+                        raise
+                    self._rebuild(exc)
 
     def count(self, model_id: str | None = None) -> int:
         with self._lock:
@@ -130,8 +267,12 @@ class EmbedStats:
                                    (self.embedded, embedded), (self.from_cache, cached)):
                 counter[role] = counter.get(role, 0) + value
 
+    #: what the cache did besides serving rows (EmbeddingCache.events), when anything
+    cache: dict = field(default_factory=dict)
+
     def block(self) -> dict:
         return {
+            **({"cache": dict(self.cache)} if self.cache else {}),
             "texts_embedded": sum(self.embedded.values()),
             "texts_from_cache": sum(self.from_cache.values()),
             "by_role": {role: {"requested": self.requested.get(role, 0),
@@ -213,6 +354,8 @@ class CachedEncoder:
                                  cap=_max_tokens(enc), block=self._progress_block(enc),
                                  progress=progress)
         self.stats.add(role, len(texts), len(first), len(missing), len(first) - len(missing))
+        if self.cache is not None and self.cache.events:
+            self.stats.cache = dict(self.cache.events)
         if not texts:
             return np.zeros((0, enc.dimension), dtype=np.float32)
         return np.stack([vectors[sha] for sha in shas]).astype(np.float32, copy=False)

@@ -56,6 +56,35 @@ def test_an_existing_file_is_refused_unless_forced(tmp_path, toy, capsys):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def _directory_bytes(directory):
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+@pytest.mark.parametrize("flags, name", [
+    (["--format", "trec"], "rankings.jsonl"),
+    (["--format", "jsonl"], "rankings.jsonl"),
+    (["--format", "trec", "--qrels"], "qrels.jsonl"),
+    (["--format", "jsonl"], "metrics.json"),
+    (["--format", "jsonl"], "per_query.jsonl"),
+])
+def test_an_input_is_refused_whatever_force_says(toy, capsys, flags, name):
+    before = _directory_bytes(toy)
+    assert main(["export-run", str(toy), *flags, "--force", "--out", str(toy / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {toy / name}: is also an input of this command" in err
+    assert _directory_bytes(toy) == before  # nothing written, no sidecar either
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_link_to_an_input_is_refused_too(tmp_path, toy, capsys, link):
+    out = tmp_path / "elsewhere.run"
+    (out.symlink_to if link == "symlink" else out.hardlink_to)(toy / "rankings.jsonl")
+    before = _directory_bytes(toy)
+    assert main(["export-run", str(toy), "--force", "--out", str(out)]) == 2
+    assert "is also an input of this command" in capsys.readouterr().err
+    assert _directory_bytes(toy) == before
+
+
 def test_a_changed_rankings_file_is_refused(tmp_path, toy, capsys):
     path = toy / "rankings.jsonl"
     path.write_text(path.read_text().replace("ES2006a_3", "ES2006a_9"))

@@ -206,3 +206,58 @@ def test_a_qrels_gate_takes_its_tier_from_the_licence(tmp_path, capsys):
     assert main(["gate", "--results", str(res), "--measure", "nDCG@10", "--threshold", "0.1",
                  "--licence", "MIT"]) == 2
     assert "--licence and --tier go with --qrels" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- look-alike names
+
+#: (--corpus-name, exit code, tier): the issue's nine spellings of registered tier-B names
+LOOKALIKES = [
+    ("beir-scifact", 0, "B"),
+    ("BEIR-SciFact", 0, "B"),
+    (" beir-scifact", 0, "B"),
+    ("beir\u2010scifact", 0, "B"),  # U+2010 HYPHEN
+    ("beir-scifact\u200b", 2, None),  # U+200B ZERO WIDTH SPACE
+    ("\uff42eir-scifact", 0, "B"),  # fullwidth b
+    ("beir-sc\u0456fact", 2, None),  # Cyrillic i
+    ("beir-scifact\u00ad", 2, None),  # U+00AD SOFT HYPHEN
+    ("MeetingBank", 0, "B"),  # registered as meetingbank
+]
+
+
+@pytest.mark.parametrize("name, code, tier", LOOKALIKES)
+def test_score_keeps_a_registered_name_tier_b_however_it_is_spelt(tmp_path, capsys, name, code, tier):
+    got, corpus, out = _score(tmp_path, "--corpus-name", name, "--licence", "CC0-1.0")
+    assert got == code
+    if code == 0:
+        assert corpus["tier"] == tier and corpus["name"] == name
+        assert "registered corpus of tier B" in corpus["evidence"]
+        assert {r["tier"] for r in json.loads((out / "metrics.json").read_text())["rows"]} == {"B"}
+    else:
+        assert not out.exists()
+        err = capsys.readouterr().err
+        assert err.startswith("error: --corpus-name ") and "Traceback" not in err
+        assert "U+" in err
+
+
+@pytest.mark.parametrize("name, code, tier", [LOOKALIKES[1], LOOKALIKES[6]])
+def test_gate_compares_corpus_names_as_score_does(tmp_path, capsys, name, code, tier):
+    qrels, run, _ = make_inputs(tmp_path)
+    got = main(["gate", "--qrels", str(qrels), "--run", str(run), "--measure", "MRR",
+                "--threshold", "0", "--corpus-name", name, "--licence", "CC0-1.0", "--json",
+                "--summary", str(tmp_path / "summary.md")])
+    out = capsys.readouterr()
+    assert got == code
+    if code == 0:
+        assert json.loads(out.out)["tier"] == tier
+    else:
+        assert out.err.startswith("error: --corpus-name ")
+
+
+def test_a_corpus_name_from_the_qrels_stem_is_checked_too(tmp_path, capsys):
+    qrels, run, _ = make_inputs(tmp_path)
+    renamed = qrels.with_name("beir-scifact\u200b.txt")
+    qrels.rename(renamed)
+    assert main(["score", "--qrels", str(renamed), "--run", str(run), "--out",
+                 str(tmp_path / "out"), "--no-warehouse", "--licence", "CC0-1.0"]) == 2
+    err = capsys.readouterr().err
+    assert "the stem of --qrels" in err and "U+200B" in err

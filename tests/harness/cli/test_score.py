@@ -142,3 +142,48 @@ def test_help_still_lists_every_command():
 
     text = build_parser(_available()).format_help()
     assert all(name in text for name in COMMANDS)
+
+
+TOY = REPO / "examples" / "toy"
+
+
+def _notes(capsys) -> list[str]:
+    """The lines ``harness score`` prints after ``wrote DIR``."""
+    lines = capsys.readouterr().out.splitlines()
+    return lines[[i for i, line in enumerate(lines) if line.startswith("wrote ")][-1] + 1:]
+
+
+def test_score_says_what_keeps_a_run_unpublishable_and_where_its_corpus_name_came_from(
+        tmp_path, capsys):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes((TOY / "qrels.txt").read_bytes())
+    assert main(["score", "--qrels", str(qrels), "--run", str(TOY / "run.txt"),
+                 "--out", str(tmp_path / "a"), "--no-warehouse"]) == 0
+    # the toy run ties q1 (0.9, 0.9) and q2 (0.033, 0.033): two queries, one line
+    assert _notes(capsys) == [
+        "tier B: no licence given (--licence); the run is hidden from the publishable view",
+        "corpus name 'qrels' was taken from the qrels file name; give --corpus-name NAME to "
+        "call it something else",
+        "2 queries had tied scores (equal as the single-precision floats trec_eval's engine "
+        "reads), ranked by the full scores, then (doc_type, file_id, chunk_index); trec_eval "
+        "alone would have ordered each tie by document id",
+    ]
+
+
+def test_a_named_publishable_untied_run_prints_no_note(tmp_path, capsys):
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 ES2006a_4 1 0.9 t\nq1 Q0 ES2006a_3 2 0.8 t\n"
+                   "q3 Q0 covid_2_1 1 12.5 t\n")
+    assert main(["score", "--qrels", str(TOY / "qrels.txt"), "--run", str(run),
+                 "--corpus-name", "toy", "--licence", "CC0-1.0", "--out", str(tmp_path / "a"),
+                 "--no-warehouse"]) == 0
+    assert _notes(capsys) == []
+    # a licence that is not publishable, and a tie only single precision sees
+    run.write_text("q1 Q0 ES2006a_4 1 0.50000000001 t\nq1 Q0 ES2006a_3 2 0.5 t\n")
+    assert main(["score", "--qrels", str(TOY / "qrels.txt"), "--run", str(run),
+                 "--corpus-name", "toy", "--licence", "CC-BY-NC-4.0", "--out",
+                 str(tmp_path / "b"), "--no-warehouse"]) == 0
+    notes = _notes(capsys)
+    assert notes[0] == ("tier B: licence CC-BY-NC-4.0 is not publishable; the run is hidden "
+                        "from the publishable view")
+    assert notes[1].startswith("1 query had tied scores") and len(notes) == 2

@@ -287,3 +287,53 @@ def test_trec_eval_c_counts_unjudgeable_queries_as_zeros(trec_eval, tmp_path):
     assert summary["num_q"] == len(qrels)
     assert summary["ndcg_cut_10"] == pytest.approx(row["metrics"]["nDCG@10"] * len(judgeable) / len(qrels),
                                                    abs=tol)
+
+
+def test_scores_tied_only_in_single_precision_score_as_official_trec_eval(trec_eval, tmp_path):
+    """The raw run, not a normalised one: the official trec_eval reads scores as doubles, so
+    a list whose scores are distinct doubles has one order there, whatever the ids.  The
+    engine keeps C floats, where neighbouring doubles (17-digit dense scores) tie; the
+    harness must still agree with the binary per query, and rankings.jsonl must hold the
+    double order."""
+    binary, _ = trec_eval
+    rng = random.Random(404)
+    run_lines, qrels_lines, expected_order = [], [], {}
+    for i in range(60):
+        q = f"D{i:02d}"
+        ids = [f"{rng.choice('abcxyz')}{rng.getrandbits(40):010x}" for _ in range(120)]
+        scores = {}
+        for d in ids:
+            s = rng.uniform(0.2, 0.9)
+            scores[d] = s
+        # pairs a few ulps of a double apart: distinct doubles, one single-precision float
+        for d1, d2 in zip(ids[:40:2], ids[1:40:2]):
+            scores[d2] = scores[d1] + rng.choice([1, 2, 3]) * 2.0 ** -50
+        assert len(set(scores.values())) == len(scores)  # no tie as doubles
+        expected_order[q] = sorted(scores, key=scores.__getitem__, reverse=True)
+        for rank, d in enumerate(expected_order[q], start=1):
+            run_lines.append(f"{q} Q0 {d} {rank} {scores[d]!r} dense\n")
+        labels = {d: rng.choice([0, 1, 2]) for d in rng.sample(ids[:40], 6) + [ids[0]]}
+        labels[ids[1]] = 1  # every query judgeable
+        qrels_lines += [f"{q} 0 {d} {rel}\n" for d, rel in labels.items()]
+    rng.shuffle(run_lines)
+    (tmp_path / "run.txt").write_text("".join(run_lines))
+    (tmp_path / "qrels.txt").write_text("".join(qrels_lines))
+    row, harness_per_query = harness_score(tmp_path)
+    summary, per_query, decimals = run_trec_eval(
+        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
+    tol = max(1e-6, 0.5 * 10.0 ** -decimals + 1e-12)
+    compared = 0
+    for name, measure in MEASURES.items():
+        if measure.run_cutoff:
+            continue
+        assert row["metrics"][name] == pytest.approx(summary[measure.trec_key], abs=tol), name
+        for (q, key), value in per_query.items():
+            if key == measure.trec_key:
+                assert harness_per_query[(q, name)] == pytest.approx(value, abs=tol), (q, name)
+                compared += 1
+    assert compared >= 60 * (len(MEASURES) - 1)
+    ranked: dict[str, list[str]] = {}
+    for line in (tmp_path / "results" / "rankings.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        ranked.setdefault(r["query_id"], []).append(r["doc_id"])
+    assert ranked == {q: order[:len(ranked[q])] for q, order in expected_order.items()}

@@ -191,7 +191,9 @@ class OpenSearchBackend(QueryEncoding, Backend):
                 raise
             self._phase_seconds["merge_seconds"] = time.perf_counter() - tick
             self.meta = loading.seal(self.node, name, meta)
+            self._check_live(name)
         else:
+            self._check_live(name)  # before anything (a refresh, a merge) touches it
             tick = time.perf_counter()
             settling.merge(self.node, name)
             self._phase_seconds["merge_seconds"] = time.perf_counter() - tick
@@ -213,6 +215,23 @@ class OpenSearchBackend(QueryEncoding, Backend):
             self.vectors_held = int(self.node.call(
                 f"counting the vectors of {name}", self.node.client.count, index=name,
                 body={"query": {"exists": {"field": mapping.VECTOR}}})["count"])
+
+    def _check_live(self, name: str) -> None:
+        """The index's live state, settings and mappings against what this run builds with
+        and records (:func:`mapping.check_live`), before anything is measured."""
+        indices = self.node.client.indices
+        state = self.node.call(f"reading the state of {name}", self.node.client.cluster.state,
+                               metric="metadata", index=name)
+        state = ((state.get("metadata") or {}).get("indices") or {}).get(name, {}).get("state")
+        if state == "close":
+            state = "closed"
+        settings = self.node.call(f"reading the settings of {name}", indices.get_settings,
+                                  index=name)[name]["settings"]["index"]
+        found = self.node.call(f"reading the mapping of {name}", indices.get_mapping,
+                               index=name)[name]["mappings"]
+        expected = mapping.index_body(self.analyzer, self.k1, self.b, self.dimension, {},
+                                      self.m, self.ef_construction)
+        mapping.check_live(name, settings, found, expected, state)
 
     def _sources(self, ordered, vectors, labels, load_id):
         """``(doc_id, _source)`` in index order; with the ``distinct`` layout each group of

@@ -265,3 +265,68 @@ def check_existing(name: str, mapping: dict, expected_shape: dict, digest: str) 
             f"index {name!r} exists but its load never completed (interrupted, or another "
             f"run is loading it now); {how}")
     return meta_block
+
+
+# --------------------------------------------------------------------------- live settings
+
+
+def _plain(value):
+    """A setting as compared: the node returns every leaf as a string (``"1.2"``,
+    ``"true"``), the body holds numbers and booleans."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value) if value.strip() and value.strip()[0] in "+-.0123456789" \
+                else value
+        except ValueError:
+            return value
+    return value
+
+
+def _differences(path: str, found, expected) -> list[str]:
+    if isinstance(found, dict) and isinstance(expected, dict):
+        out = []
+        for key in sorted(set(found) | set(expected)):
+            out += _differences(f"{path}.{key}", found.get(key), expected.get(key))
+        return out
+    if found != expected:
+        return [f"{path} is {found!r}, built with {expected!r}"]
+    return []
+
+
+def check_live(name: str, settings: dict, mappings: dict, expected_body: dict,
+               state: str | None = "open") -> None:
+    """Refuse (:class:`BackendError`) an index whose live settings or field mappings differ
+    from those this run builds with and records (``expected_body``: :func:`index_body`).
+
+    Checked before anything is measured: the BM25 similarity (``k1``, ``b``), every analyzer,
+    tokenizer and filter (stop words included), the text field (analyzers, search analyzer)
+    and the vector field.  An index closed, given other settings and reopened keeps its
+    ``_meta`` (the shape it was loaded with) but is no longer that index.  ``settings`` is
+    ``GET /{name}/_settings``'s ``settings.index``; ``mappings`` its ``_mapping``'s."""
+    how = (f"the index was changed after it was loaded; rerun with --opensearch-rebuild to "
+           f"reload it, or delete it (DELETE /{name})")
+    if state != "open":
+        raise BackendError(f"refusing index {name!r}: it is {state or 'in an unknown state'}, "
+                           f"not open; {how}")
+    index = expected_body["settings"]["index"]
+    problems = _differences("index.similarity", _plain(settings.get("similarity")),
+                            _plain(index["similarity"]))
+    problems += _differences("index.analysis", _plain(settings.get("analysis")),
+                             _plain(expected_body["settings"]["analysis"]))
+    found_props = mappings.get("properties") or {}
+    for field_name, spec in expected_body["mappings"]["properties"].items():
+        if field_name in (TEXT, VECTOR):
+            problems += _differences(f"mappings.{field_name}", _plain(found_props.get(field_name)),
+                                     _plain(spec))
+    if problems:
+        shown = "; ".join(problems[:6]) + (f"; and {len(problems) - 6} more" if len(problems) > 6 else "")
+        raise BackendError(f"refusing index {name!r}: its live settings differ from those it "
+                           f"was built with, which this run would record: {shown}; {how}")
