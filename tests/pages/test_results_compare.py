@@ -150,3 +150,12 @@ def test_coinciding_queries_become_one_circle_of_their_count():
     assert points.loc[(0.0, 0.0), "classes"] == "a, b"
     assert points.loc[(0.5, 0.25), "outcome"] == "B worse"
     assert tables.square_domain(points.reset_index()) == (0.0, 1.0)
+
+
+def test_the_overview_says_what_the_publishable_view_withholds(app):
+    at = goto(app(), "overview.py", "publishable")
+    notes = [i.value for i in at.info]
+    # as on Results: the later control run, whose index also held secretcorpus
+    assert any(n.startswith("1 run / 1 corpus withheld (not tier A): secretcorpus") for n in notes), notes
+    at.radio(key="tier_view").set_value("internal").run()
+    assert not any("withheld" in i.value for i in at.info)
