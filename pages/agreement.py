@@ -52,6 +52,17 @@ def zero_ticks(values, count: int = 6) -> list[float]:
     return [round(i * step, 12) + 0.0 for i in range(first, last + 1)]
 
 
+#: tick labels with their sign, and 0 as "0"
+SIGNED = "datum.value == 0 ? '0' : format(datum.value, '+.3~f')"
+
+
+def padded(ticks: list[float]) -> list[float]:
+    """The ticks' span widened by a quarter step each side, so a point on the outermost
+    tick (or on 0 at the edge) is drawn whole."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1e-3
+    return [ticks[0] - step / 4, ticks[-1] + step / 4]
+
+
 def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> None:
     data = arms.assign(axis=arms.get("axis", pd.Series(index=arms.index, dtype=object)))
     data = data.assign(axis=data["axis"].fillna("–"),
@@ -63,11 +74,11 @@ def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> 
                        legend=alt.Legend(orient="right", labelLimit=0, titleLimit=0))
     points = alt.Chart(data).mark_point(size=90, filled=True).encode(
         x=alt.X("delta_a:Q", title=f"Δ {measure} on {corpus_a}",
-                scale=alt.Scale(domain=[x_ticks[0], x_ticks[-1]], nice=False),
-                axis=alt.Axis(values=x_ticks, titleLimit=0, format="+.3~f")),
+                scale=alt.Scale(domain=padded(x_ticks), nice=False),
+                axis=alt.Axis(values=x_ticks, titleLimit=0, labelExpr=SIGNED)),
         y=alt.Y("delta_b:Q", title=f"Δ {measure} on {corpus_b}",
-                scale=alt.Scale(domain=[y_ticks[0], y_ticks[-1]], nice=False),
-                axis=alt.Axis(values=y_ticks, titleLimit=0, format="+.3~f")),
+                scale=alt.Scale(domain=padded(y_ticks), nice=False),
+                axis=alt.Axis(values=y_ticks, titleLimit=0, labelExpr=SIGNED)),
         color=family,
         shape=alt.Shape("included:N", title="in the coefficients",
                         legend=alt.Legend(orient="right", titleLimit=0)),
