@@ -270,19 +270,6 @@ def paired_tests(control: Sequence[float], arms: np.ndarray, *, permutations: in
                                   exact_max=exact_max)
 
 
-def paired_randomization_test(control: Sequence[float], candidate: Sequence[float], *,
-                              permutations: int = 10000, seed: int = 0,
-                              exact_max: int = EXACT_MAX_DISCORDANT) -> PairedTest:
-    """One paired sign-flip test of ``candidate`` against ``control`` (same query order)."""
-    ctl = np.asarray(control, dtype=np.float64)
-    cand = np.asarray(candidate, dtype=np.float64)
-    if ctl.ndim != 1 or cand.shape != ctl.shape or ctl.size == 0:
-        raise ValueError(f"paired test: need two equal-length non-empty vectors, got {ctl.shape} "
-                         f"and {cand.shape}")
-    return paired_tests(ctl, cand[None, :], permutations=permutations,
-                        rng=derive_rng(seed, "randomization"), exact_max=exact_max)[0]
-
-
 # --------------------------------------------------------------------------- comparisons.json
 
 

@@ -14,9 +14,18 @@ from harness.core.canonical import canonical_json
 from harness.evaluation.runs import compare_runs
 from harness.claims.comparisons import family_expectations, holm, holm_floors, verdict
 from harness.stats.randomization import (exact_p, minimum_discordant, monte_carlo_p, p_floor,
-                                         paired_randomization_test, paired_tests,
+                                         paired_tests,
                                          provenance_differences)
+from harness.stats.seeding import derive_rng
 from tests.harness.stats.builders import make_results
+
+
+def paired_randomization_test(control, candidate, *, permutations=10000, seed=0):
+    """One paired sign-flip test of ``candidate`` against ``control`` (same query order)."""
+    ctl = np.asarray(control, dtype=np.float64)
+    cand = np.asarray(candidate, dtype=np.float64)
+    return paired_tests(ctl, cand[None, :], permutations=permutations,
+                        rng=derive_rng(seed, "randomization"))[0]
 
 
 def brute_force_p(diffs):
