@@ -215,14 +215,16 @@ def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000
     share one Monte Carlo stream of sign vectors drawn from ``rng``.
     """
     return sign_flip_tests(differences, permutations=permutations, rng=rng,
-                           exact_max=exact_max)[0]
+                           exact_max=exact_max, nulls=False)[0]
 
 
 def sign_flip_tests(differences: np.ndarray, *, permutations: int = 10000,
                     rng: np.random.Generator, exact_max: int = EXACT_MAX_DISCORDANT,
-                    ) -> tuple[list[PairedTest], list[SignFlipNull]]:
+                    nulls: bool = True) -> tuple[list[PairedTest], list[SignFlipNull]]:
     """:func:`tests_from_differences`, and for each column the null distribution it used,
-    able to test any shift ``H0: delta = d`` (:mod:`harness.stats.inversion`)."""
+    able to test any shift ``H0: delta = d`` (:mod:`harness.stats.inversion`; an empty
+    list with ``nulls=False``)."""
+    want_nulls = nulls
     diffs = np.asarray(differences, dtype=np.float64)
     if diffs.ndim != 2 or diffs.shape[0] == 0:
         raise ValueError(f"differences must be a non-empty (queries, columns) array, got {diffs.shape}")
@@ -239,24 +241,28 @@ def sign_flip_tests(differences: np.ndarray, *, permutations: int = 10000,
         ps = _monte_carlo_from_sums(units[:, mc_cols], sums, permutations)
         for i, j in enumerate(mc_cols):
             mc_p[j] = float(ps[i])
-            mc_null[j] = monte_carlo_null(units[:, j], sums[:, i], totals)
-    out, nulls = [], []
+            if want_nulls:
+                mc_null[j] = monte_carlo_null(units[:, j], sums[:, i], totals)
+    out: list[PairedTest] = []
+    found: list[SignFlipNull] = []
     for j in range(diffs.shape[1]):
         d = diffs[:, j]
         k = int(discordant[j])
         if j in mc_p:
             p, method, perms = mc_p[j], "monte-carlo", permutations
             floor = max(p_floor(k), 1.0 / (permutations + 1))
-            nulls.append(mc_null[j])
+            if want_nulls:
+                found.append(mc_null[j])
         else:
             p, method, perms = exact_p(d), "exact", None
             floor = p_floor(k)
-            nulls.append(exact_null(units[:, j]))
+            if want_nulls:
+                found.append(exact_null(units[:, j]))
         out.append(PairedTest(n=int(d.size), discordant=k,
                               improved=int(np.count_nonzero(units[:, j] > 0)),
                               worsened=int(np.count_nonzero(units[:, j] < 0)), delta=float(d.mean()),
                               p=p, method=method, permutations=perms, p_floor=floor))
-    return out, nulls
+    return out, found
 
 
 def paired_tests(control: Sequence[float], arms: np.ndarray, *, permutations: int = 10000,
