@@ -39,7 +39,7 @@ LOADERS = frozenset({
     "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
-    "per_query_count", "runs_by_corpus", "latest_comparisons",
+    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
@@ -89,6 +89,21 @@ def load(name: str, *args, **kwargs):
     path = db_path()
     return _query(name, change_stamp(path), path, _frozen(args),
                   tuple(sorted((k, _frozen(v)) for k, v in kwargs.items())))
+
+
+def withheld_note(view: str) -> None:
+    """In the publishable view: how many runs and corpora it withholds (not tier A), so
+    rows never vanish silently from a page."""
+    if view != "publishable":
+        return
+    held = load("withheld_summary", "publishable")
+    if not held["runs"]:
+        return
+    runs, corpora = len(held["runs"]), len(held["corpora"])
+    st.info(f"{runs} run{'s' if runs != 1 else ''} / {corpora} "
+            f"{'corpora' if corpora != 1 else 'corpus'} withheld (not tier A): "
+            f"{', '.join(md_text(c) for c in held['corpora'])}. The internal view in "
+            "the sidebar shows them (never publish).", icon=":material/visibility_off:")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -20,6 +20,16 @@ TERMS: dict[str, str] = {
         "(discordant pairs) no outcome is below 2^(1−k). Three differing queries give 0.25; "
         "at alpha 0.05 at least 6 must differ. A delta whose family floor after Holm is "
         "above alpha is marked 'floor': it cannot be significant, whatever its size."),
+    "delta interval": (
+        "The interval printed beside a delta and its verdict: the same paired sign-flip "
+        "test, inverted (every shift d it does not reject on the differences minus d), at "
+        "the level Holm decided that row at (alpha / (m − r + 1) for a rejected one, "
+        "alpha / (m − R) once the step-down stopped). It excludes 0 exactly when the verdict "
+        "is significant. The bootstrap interval of the delta is shown only as 'unadjusted'."),
+    "Judged@10": (
+        "The share of a run's top 10 that the qrels judge at all (any label; ir_measures' "
+        "Judged@k). A low value means the measures count unjudged documents as "
+        "non-relevant: the run is under-judged, not necessarily weak."),
     "BCa": (
         "Bias-corrected and accelerated bootstrap interval (Efron 1987): the percentile "
         "interval of resampled query means with its quantile levels shifted for the "

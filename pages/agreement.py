@@ -37,32 +37,64 @@ def _small_n_caveat(rows: pd.DataFrame) -> None:
                    "sign of tau-b.", icon=":material/warning:")
 
 
+def zero_ticks(values, count: int = 6) -> list[float]:
+    """Axis ticks on a round step that always include 0 and cover ``values`` (a step of
+    1, 2, 2.5 or 5 x 10^k giving about ``count`` ticks)."""
+    import math
+
+    lo = min(0.0, float(pd.Series(values).min()))
+    hi = max(0.0, float(pd.Series(values).max()))
+    span = (hi - lo) or 1e-3
+    raw = span / max(1, count - 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [round(i * step, 12) + 0.0 for i in range(first, last + 1)]
+
+
+#: tick labels with their sign, and 0 as "0"
+SIGNED = "datum.value == 0 ? '0' : format(datum.value, '+.3~f')"
+
+
+def padded(ticks: list[float]) -> list[float]:
+    """The ticks' span widened by a quarter step each side, so a point on the outermost
+    tick (or on 0 at the edge) is drawn whole."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1e-3
+    return [ticks[0] - step / 4, ticks[-1] + step / 4]
+
+
 def _scatter(arms: pd.DataFrame, corpus_a: str, corpus_b: str, measure: str) -> None:
     data = arms.assign(axis=arms.get("axis", pd.Series(index=arms.index, dtype=object)))
     data = data.assign(axis=data["axis"].fillna("–"),
                        included=data["included"].map({True: "included", False: "left out"}))
+    x_ticks = zero_ticks(data["delta_a"])
+    y_ticks = zero_ticks(data["delta_b"])
+    family = alt.Color("family:N", title="family (colour)",
+                       scale=alt.Scale(scheme=common.CATEGORY_SCHEME),
+                       legend=alt.Legend(orient="right", labelLimit=0, titleLimit=0))
     points = alt.Chart(data).mark_point(size=90, filled=True).encode(
-        x=alt.X("delta_a:Q", title=f"Δ {measure} on {corpus_a} (arm − its family's control)",
-                scale=alt.Scale(zero=True, nice=True, padding=24)),
-        y=alt.Y("delta_b:Q", title=f"Δ {measure} on {corpus_b} (arm − its family's control)",
-                scale=alt.Scale(zero=True, nice=True, padding=24)),
-        color=alt.Color("family:N", title="family",
-                        scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
-        shape=alt.Shape("included:N", title="in the coefficients"),
+        x=alt.X("delta_a:Q", title=f"Δ {measure} on {corpus_a}",
+                scale=alt.Scale(domain=padded(x_ticks), nice=False),
+                axis=alt.Axis(values=x_ticks, titleLimit=0, labelExpr=SIGNED)),
+        y=alt.Y("delta_b:Q", title=f"Δ {measure} on {corpus_b}",
+                scale=alt.Scale(domain=padded(y_ticks), nice=False),
+                axis=alt.Axis(values=y_ticks, titleLimit=0, labelExpr=SIGNED)),
+        color=family,
+        shape=alt.Shape("included:N", title="in the coefficients",
+                        legend=alt.Legend(orient="right", titleLimit=0)),
         tooltip=[alt.Tooltip("arm:N"), alt.Tooltip("family:N"), alt.Tooltip("axis:N"),
                  alt.Tooltip("delta_a:Q", title=f"Δ {corpus_a}", format="+.4f"),
                  alt.Tooltip("delta_b:Q", title=f"Δ {corpus_b}", format="+.4f"),
                  alt.Tooltip("sign:N"), alt.Tooltip("tier:N")])
     labels = alt.Chart(data).mark_text(align="left", dx=8, dy=-8, fontSize=12).encode(
-        x="delta_a:Q", y="delta_b:Q", text=alt.Text("arm:N"),
-        color=alt.Color("family:N", scale=alt.Scale(scheme=common.CATEGORY_SCHEME),
-                        legend=None))
+        x="delta_a:Q", y="delta_b:Q", text=alt.Text("arm:N"), color=family)
     zero = pd.DataFrame({"v": [0.0]})
     rules = (alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="v:Q")
              + alt.Chart(zero).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="v:Q"))
     st.altair_chart(rules + points + labels, width="stretch")
-    st.caption("Top-right and bottom-left quadrants: both corpora move the same way (agree); "
-               "the other two: they disagree. Points on an axis moved on one corpus only.")
+    st.caption("Each Δ is the arm minus its family's control. Top-right and bottom-left "
+               "quadrants: both corpora move the same way (agree); the other two: they "
+               "disagree. Points on an axis moved on one corpus only.")
 
 
 def _from_documents(view: str, cls: str, docs: pd.DataFrame) -> None:

@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import common, tables
+from dashboard import common, paired, tables
 
 
 def render() -> None:
@@ -63,6 +63,19 @@ def render() -> None:
     st.dataframe(counts, hide_index=True, width="stretch",
                  column_config={"mean Δ": st.column_config.NumberColumn(format="%+.4f")})
 
+    st.subheader("Paired test per class (B against A)")
+    common.tier_badge(view, pair["tier"])
+    st.dataframe(paired.paired_tests(pair, measure), hide_index=True, width="stretch",
+                 column_config={"Δ": st.column_config.NumberColumn(format="%+.4f"),
+                                "p": st.column_config.NumberColumn(format="%.4f")})
+    st.caption(f"Paired randomization test (sign flips of the per-query differences; exact up "
+               f"to 16 differing queries, else {paired.PERMUTATIONS:,} seeded draws) over the "
+               "queries both runs answered, this pair alone (no multiplicity correction: the "
+               "Holm-corrected verdicts of a stored family are on the Results page). The "
+               f"interval is that test inverted at alpha {paired.ALPHA}: it excludes 0 exactly "
+               "when the verdict is significant. The unadjusted bootstrap interval is shown "
+               "for reference and is a different procedure.")
+
     st.subheader(f"Per query: {common.md_text(measure)}")
     common.tier_badge(view, pair["tier"])
     name_a, name_b = labels.get(run_a, run_a), labels.get(run_b, run_b)
@@ -71,6 +84,9 @@ def render() -> None:
         st.info("No query has a value in both runs.")
         return
     low, high = tables.square_domain(points)
+    # a margin, so a large circle at a corner (QMSum's ties at (0, 0)) never covers the axes
+    pad = 0.06 * (high - low or 1.0)
+    low, high = low - pad, high + pad
     scale = alt.Scale(domain=[low, high], nice=False, zero=False)
     size = 420
     most = int(points["queries"].max())

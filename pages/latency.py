@@ -18,6 +18,10 @@ UNEXPLAINED = ("timed before the harness held BLAS to one thread per worker: its
                "it with the current harness before comparing")
 
 
+#: latencies on a log scale: one slow outlier (115 ms beside a few ms) would otherwise
+#: flatten every other box and band against the axis
+LOG = alt.Scale(type="log")
+
 def notes(latency) -> list[str]:
     """Per run, what its numbers cannot be read as (empty when nothing)."""
     out = []
@@ -77,7 +81,8 @@ def render() -> None:
     long = tables.latency_long(latency, labels)
     common.tier_badge(view, latency["tier"])
     band = alt.Chart(bands).mark_bar(opacity=0.25, size=18).encode(
-        x=alt.X("arm:N", title="arm (control name)"), y=alt.Y("low:Q", title="latency (ms)"),
+        x=alt.X("arm:N", title="arm (control name)"),
+        y=alt.Y("low:Q", title="latency (ms, log scale)", scale=LOG),
         y2="high:Q", color=common.percentile_colour(),
         xOffset="percentile:N",
         tooltip=[alt.Tooltip("arm:N"), alt.Tooltip("percentile:N"), alt.Tooltip("runs:Q"),
@@ -85,7 +90,8 @@ def render() -> None:
                  alt.Tooltip("median:Q", title="median (ms)", format=".3f"),
                  alt.Tooltip("high:Q", title="highest (ms)", format=".3f")])
     dots = alt.Chart(long).mark_circle(size=50).encode(
-        x=alt.X("arm:N", title="arm (control name)"), y=alt.Y("ms:Q", title="latency (ms)"),
+        x=alt.X("arm:N", title="arm (control name)"),
+        y=alt.Y("ms:Q", title="latency (ms, log scale)", scale=LOG),
         color=common.percentile_colour(), xOffset="percentile:N",
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
                  alt.Tooltip("ms:Q", title="ms", format=".3f"), alt.Tooltip("samples:Q"),
@@ -105,14 +111,15 @@ def render() -> None:
         samples = samples.assign(run=samples["run_id"].map(labels))
         common.tier_badge(view, latency.loc[latency["run_id"].isin(chosen), "tier"])
         box = alt.Chart(samples).mark_boxplot(extent="min-max", size=14).encode(
-            x=alt.X("ms:Q", title="retrieval latency per query (ms)"),
+            x=alt.X("ms:Q", title="retrieval latency per query (ms, log scale)", scale=LOG),
             y=alt.Y("run:N", title="run"),
             color=alt.Color("run:N", legend=None, scale=alt.Scale(scheme=common.CATEGORY_SCHEME)),
             tooltip=[alt.Tooltip("run:N"), alt.Tooltip("ms:Q", format=".3f")])
         st.altair_chart(box, width="stretch")
         st.caption("Each box spans the middle half of a run's samples (25th to 75th "
                    "percentile) with a line at the median; the whiskers reach the fastest and "
-                   "the slowest sample (min to max: no sample is dropped as an outlier).")
+                   "the slowest sample (min to max: no sample is dropped as an outlier). The axis is "
+                   "logarithmic, so a slow outlier does not flatten the other runs.")
 
     st.subheader("One arm over time")
     # the arm with the most repeated runs first: that is where a band says something
@@ -124,14 +131,14 @@ def render() -> None:
     common.tier_badge(view, latency.loc[latency["control_name"] == arm, "tier"])
     arm_band = bands[bands["arm"] == arm]
     area = alt.Chart(arm_band).mark_rect(opacity=0.15).encode(
-        y=alt.Y("low:Q", title="latency (ms)"), y2="high:Q",
+        y=alt.Y("low:Q", title="latency (ms, log scale)", scale=LOG), y2="high:Q",
         color=common.percentile_colour(),
         tooltip=[alt.Tooltip("percentile:N"), alt.Tooltip("runs:Q"),
                  alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f")])
     line = alt.Chart(mine).mark_line(point=True).encode(
         x=alt.X("created_at:T", axis=time_axis(mine["created_at"]),
                 scale=alt.Scale(padding=30)),
-        y=alt.Y("ms:Q", title="latency (ms)"),
+        y=alt.Y("ms:Q", title="latency (ms, log scale)", scale=LOG),
         color=common.percentile_colour(),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("percentile:N"),
                  alt.Tooltip("ms:Q", format=".3f"), alt.Tooltip("created_at:T")])

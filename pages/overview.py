@@ -70,6 +70,7 @@ def render() -> None:
     health = common.require_runs()
     view = common.view()
     runs = common.load("runs", view=view)
+    common.withheld_note(view)
 
     per_corpus = common.load("runs_by_corpus", view)
     cols = st.columns(4)

@@ -22,8 +22,9 @@ from harness.evaluation.inputs import read_classes_input, read_qrels_input, read
 from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
 
 #: the columns of :meth:`Comparison.to_dataframe` taken from a comparisons row
-TEST_COLUMNS = ("delta", "delta_lower", "delta_upper", "p", "p_holm", "p_floor", "p_holm_floor",
-                "family_size", "verdict", "discordant", "improved", "worsened", "method")
+TEST_COLUMNS = ("delta", "delta_lower", "delta_upper", "delta_confidence", "unadjusted_lower",
+                "unadjusted_upper", "p", "p_holm", "p_floor", "p_holm_floor", "family_size",
+                "verdict", "discordant", "improved", "worsened", "method")
 RESOLUTION_COLUMNS = ("sd_delta", "mde", "power_at_delta", "queries_needed")
 INTEGER_COLUMNS = ("n", "family_size", "discordant", "improved", "worsened", "queries_needed")
 

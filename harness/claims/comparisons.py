@@ -11,6 +11,7 @@ recomputes each row's family size, Holm floor and verdict from the document's ow
 from __future__ import annotations
 
 import dataclasses
+import math
 from datetime import datetime
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
@@ -20,6 +21,11 @@ from harness.core.measures import delta_range, measure_range
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
 
 VERDICTS = ("significant", "not significant", "cannot be significant")
+#: what ``delta_lower`` / ``delta_upper`` are (schema 2); the unadjusted bootstrap interval is
+#: ``unadjusted_lower`` / ``unadjusted_upper`` at the document's ``confidence``
+DELTA_INTERVAL = ("paired randomization test inverted at the Holm level of each row's verdict "
+                  "(alpha / holm_divisor; Lehmann & Romano 2005; Strassburger & Bretz 2008): "
+                  "excludes 0 exactly when the verdict is significant")
 TEST_METHODS = ("exact", "monte-carlo")
 
 COLUMNS: b.Columns = (
@@ -27,14 +33,16 @@ COLUMNS: b.Columns = (
     ("arm_run_id", "string"), ("arm_name", "string"), ("corpus", "string"), ("tier", "string"),
     ("query_class", "string"), ("measure", "string"), ("n", "int64"),
     ("control_mean", "double"), ("arm_mean", "double"), ("delta", "double"),
-    ("delta_lower", "double"), ("delta_upper", "double"), ("confidence", "double"),
-    ("interval_method", "string"), ("discordant", "int64"), ("improved", "int64"),
+    ("delta_lower", "double"), ("delta_upper", "double"), ("delta_confidence", "double"),
+    ("holm_divisor", "int32"), ("unadjusted_lower", "double"), ("unadjusted_upper", "double"),
+    ("confidence", "double"), ("interval_method", "string"), ("discordant", "int64"), ("improved", "int64"),
     ("worsened", "int64"), ("test_method", "string"), ("permutations", "int64"),
     ("p", "double"), ("p_floor", "double"), ("p_holm", "double"), ("family_size", "int32"),
     ("alpha", "double"), ("verdict", "string"), ("seed", "int64"), ("ingested_at", "timestamp"))
 
 ROW_FIELDS = ("corpus", "tier", "query_class", "measure", "arm", "n", "control_mean",
-              "arm_mean", "delta", "delta_lower", "delta_upper", "discordant", "improved",
+              "arm_mean", "delta", "delta_lower", "delta_upper", "delta_confidence",
+              "holm_divisor", "unadjusted_lower", "unadjusted_upper", "discordant", "improved",
               "worsened", "method", "permutations", "p", "p_floor", "p_holm", "family_size",
               "verdict")
 
@@ -51,6 +59,25 @@ def holm(pvalues: Iterable[float]) -> list[float]:
         running = max(running, (m - rank) * p[i])
         adjusted[i] = min(1.0, running)
     return adjusted
+
+
+def holm_divisors(pvalues: Sequence[float], alpha: float) -> list[int]:
+    """The divisor c of each hypothesis's level ``alpha / c`` in Holm's step-down, in input
+    order: ``m - r + 1`` for a hypothesis Holm rejects at rank r; ``m - R`` for every one it
+    retains (R rejected: the level at which the step-down stopped; Strassburger & Bretz
+    2008).  A delta interval inverted at that level excludes 0 exactly when Holm rejects:
+    ``c p <= alpha`` is the comparison :func:`holm` makes for the rejected ones, and
+    ``(m - R) p > alpha`` holds for the first retained p and every larger one.  See
+    :mod:`harness.stats.inversion`."""
+    adjusted = holm(pvalues)
+    m = len(adjusted)
+    rejected = sum(1 for q in adjusted if q <= alpha)
+    order = sorted(range(m), key=lambda i: float(pvalues[i]))  # holm's order (stable)
+    out = [m - rejected] * m
+    for rank, i in enumerate(order):
+        if adjusted[i] <= alpha:
+            out[i] = m - rank
+    return out
 
 
 def holm_floors(floors: Sequence[float]) -> list[float]:
@@ -97,26 +124,32 @@ def family_expectations(rows: Sequence[Mapping[str, Any]], alpha: float) -> list
 
     Rows are grouped into families by ``(corpus, query_class, measure)``; within one,
     ``p_holm`` is :func:`holm` of the members' raw ``p``, ``p_holm_floor`` is
-    :func:`holm_floors` of their ``p_floor``, ``family_size`` their count, and ``verdict``
-    follows from those (:func:`verdict`).  Returns one dict per row, in row order, for a
-    reader (the warehouse) to compare with what the row claims.
+    :func:`holm_floors` of their ``p_floor``, ``family_size`` their count, ``verdict``
+    follows from those (:func:`verdict`) and ``holm_divisor`` is :func:`holm_divisors`.
+    Returns one dict per row, in row order, for a reader (the warehouse) to compare with
+    what the row claims.
     """
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, row in enumerate(rows):
         groups.setdefault((row["corpus"], row["query_class"], row["measure"]), []).append(i)
     out: list[b.JSON] = [{} for _ in rows]
     for members in groups.values():
-        adjusted = holm([float(rows[i]["p"]) for i in members])
+        raw = [float(rows[i]["p"]) for i in members]
+        adjusted = holm(raw)
         floors = holm_floors([float(rows[i]["p_floor"]) for i in members])
-        for i, p_adj, floor in zip(members, adjusted, floors):
+        divisors = holm_divisors(raw, alpha)
+        for i, p_adj, floor, divisor in zip(members, adjusted, floors, divisors):
             out[i] = {"p_holm": p_adj, "p_holm_floor": floor, "family_size": len(members),
-                      "verdict": verdict(p_adj, floor, alpha)}
+                      "verdict": verdict(p_adj, floor, alpha), "holm_divisor": divisor}
     return out
 
 
 @dataclasses.dataclass(frozen=True)
 class ComparisonsClaim(b.Claim):
     KIND: ClassVar[str] = "comparisons"
+    #: 2: ``delta_lower`` / ``delta_upper`` are the test's own interval at the verdict's Holm
+    #: level; the bootstrap interval moved to ``unadjusted_lower`` / ``unadjusted_upper``
+    SCHEMA_VERSION: ClassVar[int] = 2
     RESULTS_FILE: ClassVar[str] = "comparisons.json"
     TABLES: ClassVar[Mapping[str, b.Columns]] = {"comparisons": COLUMNS}
 
@@ -128,8 +161,9 @@ class ComparisonsClaim(b.Claim):
     interval_method: str
     rows: list[b.JSON]
     kind: str = "comparisons"
-    schema_version: int = 1
+    schema_version: int = 2
     tier: Any = b.ABSENT
+    delta_interval: Any = b.ABSENT
     family_size: Any = b.ABSENT
     family_note: Any = b.ABSENT
     measures: Any = b.ABSENT
@@ -188,6 +222,7 @@ class ComparisonsClaim(b.Claim):
                                               f"{row['p_floor']!r}, family of "
                                               f"{want['family_size']}) and alpha {alpha!r} "
                                               f"({expected!r})")
+            _check_compatible(row, want["holm_divisor"], alpha, source, w)
         if doc.get("tier") is not None and rows:
             pooled = most_restrictive_tier([row["tier"] for row in rows])
             if doc["tier"] != pooled:
@@ -229,6 +264,8 @@ class ComparisonsClaim(b.Claim):
             "query_class": r["query_class"], "measure": r["measure"], "n": r["n"],
             "control_mean": r["control_mean"], "arm_mean": r["arm_mean"], "delta": r["delta"],
             "delta_lower": r["delta_lower"], "delta_upper": r["delta_upper"],
+            "delta_confidence": r["delta_confidence"], "holm_divisor": r["holm_divisor"],
+            "unadjusted_lower": r["unadjusted_lower"], "unadjusted_upper": r["unadjusted_upper"],
             "confidence": self.confidence, "interval_method": self.interval_method,
             "discordant": r["discordant"], "improved": r["improved"],
             "worsened": r["worsened"], "test_method": r["method"],
@@ -236,6 +273,24 @@ class ComparisonsClaim(b.Claim):
             "p_holm": r["p_holm"], "family_size": r["family_size"], "alpha": self.alpha,
             "verdict": r["verdict"], "seed": self.seed, "ingested_at": stamp}
             for r in self.rows]}
+
+
+def _check_compatible(row: Mapping[str, Any], divisor: int, alpha: float,
+                      source: b.SourceName, w: str) -> None:
+    """The row's delta interval is the one its verdict's Holm level gives
+    (:func:`holm_divisors`), and it excludes 0 exactly when the verdict is significant."""
+    if row["holm_divisor"] != divisor:
+        b.fail(source, w + "holm_divisor", f"{row['holm_divisor']!r}, but Holm's step-down "
+                                           f"decides this row at alpha / {divisor}")
+    if abs(row["delta_confidence"] - (1.0 - alpha / divisor)) > b.TOLERANCE:
+        b.fail(source, w + "delta_confidence", f"{row['delta_confidence']!r} is not "
+                                               f"1 - alpha / {divisor}")
+    lo, hi = row["delta_lower"], row["delta_upper"]
+    excludes_zero = (lo is not None and lo > 0) or (hi is not None and hi < 0)
+    if excludes_zero != (row["verdict"] == "significant"):
+        b.fail(source, w + "delta_lower", f"the delta interval [{lo!r}, {hi!r}] "
+                                          f"{'excludes' if excludes_zero else 'contains'} 0 "
+                                          f"but the verdict is {row['verdict']!r}")
 
 
 def _check_row(row: Any, i: int, arms: Mapping[str, str], source: b.SourceName) -> None:
@@ -256,10 +311,15 @@ def _check_row(row: Any, i: int, arms: Mapping[str, str], source: b.SourceName) 
     if abs((arm - ctl) - delta) > b.TOLERANCE:
         b.fail(source, w + "delta", f"{delta!r} is not arm_mean - control_mean "
                                     f"({arm!r} - {ctl!r})")
-    lo = b.number(row["delta_lower"], source, w + "delta_lower", lo=lo_d, hi=hi_d)
-    hi = b.number(row["delta_upper"], source, w + "delta_upper", lo=lo_d, hi=hi_d)
-    if not b.within(delta, lo, hi):
-        b.fail(source, w + "delta", f"{delta!r} lies outside its own interval [{lo!r}, {hi!r}]")
+    for lower, upper in (("delta_lower", "delta_upper"), ("unadjusted_lower", "unadjusted_upper")):
+        nullable = lower == "delta_lower"  # None: unbounded (a measure without a range)
+        lo = b.number(row[lower], source, w + lower, lo=lo_d, hi=hi_d, nullable=nullable)
+        hi = b.number(row[upper], source, w + upper, lo=lo_d, hi=hi_d, nullable=nullable)
+        if not b.within(delta, -math.inf if lo is None else lo, math.inf if hi is None else hi):
+            b.fail(source, w + "delta", f"{delta!r} lies outside its own interval "
+                                        f"{lower}/{upper} [{lo!r}, {hi!r}]")
+    b.integer(row["holm_divisor"], source, w + "holm_divisor", lo=1)
+    b.number(row["delta_confidence"], source, w + "delta_confidence", lo=0, hi=1)
     disc = b.integer(row["discordant"], source, w + "discordant")
     up = b.integer(row["improved"], source, w + "improved")
     down = b.integer(row["worsened"], source, w + "worsened")

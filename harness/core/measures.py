@@ -29,6 +29,15 @@ class Measure:
     binary_valued: bool = False
     description: str = ""
 
+    @property
+    def by_trec_eval(self) -> bool:
+        """False for a measure trec_eval does not compute (Judged@10)."""
+        return bool(self.trec_measure)
+
+
+#: share of the top 10 that has a judgement (harness.evaluation.judged; ir_measures Judged@10)
+JUDGED = "Judged@10"
+
 
 def _cut(name: str, family: str, k: int, description: str, binary_valued: bool = False) -> Measure:
     return Measure(name, f"{family}.{k}", f"{family}_{k}", None, binary_valued, description)
@@ -57,12 +66,14 @@ MEASURES: dict[str, Measure] = {
              binary_valued=True),
         _cut("Success@10", "success", 10, "1 if a relevant document is in the top 10",
              binary_valued=True),
+        Measure(JUDGED, "", "", 10, False,
+                "share of the top 10 that has a judgement (any label; ir_measures Judged@10)"),
     ]
 }
 
 DEFAULT_MEASURES: tuple[str, ...] = (
     "nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "P@5", "P@10",
-    "MRR", "MRR@10", "AP", "Success@1",
+    "MRR", "MRR@10", "AP", "Success@1", JUDGED,
 )
 
 #: the columns of a delta table (``harness compare``)

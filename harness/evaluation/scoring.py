@@ -40,8 +40,13 @@ from typing import Iterable, Mapping, Sequence
 
 from harness.core.doc_ids import parse_doc_id
 from harness.core.formats import RELEVANCE_MAX, RELEVANCE_MIN
-from harness.core.measures import Measure, resolve
+from harness.core.measures import JUDGED, Measure, resolve
 from harness.core.records import RankedDocs, ScoredDoc
+from harness.evaluation.judged import DEPTH as JUDGED_DEPTH
+from harness.evaluation.judged import judged_values, top_ids
+
+#: how the metric engine block names Judged@10, which trec_eval does not compute
+JUDGED_ENGINE = "harness.evaluation.judged"
 
 ENGINE_NAME = "pytrec_eval_terrier"
 SEMANTICS = (
@@ -86,7 +91,8 @@ def metric_engine_block(measures: Sequence[Measure], preserve_order: bool = Fals
         "tie_break": PRESERVE_ORDER_TIE_BREAK if preserve_order else TIE_BREAK,
         "gain": "linear",
         "measures": {
-            m.name: m.trec_measure + (f" (run cut at {m.run_cutoff})" if m.run_cutoff else "")
+            m.name: (m.trec_measure + (f" (run cut at {m.run_cutoff})" if m.run_cutoff else "")
+                     if m.by_trec_eval else f"{JUDGED_ENGINE} (top {m.run_cutoff})")
             for m in measures
         },
     }
@@ -644,7 +650,8 @@ def score(
 
     evaluated: dict[int | None, dict] = {}
     trec_measures: dict[int | None, set[str]] = {}
-    for m in resolved:
+    by_trec = [m for m in resolved if m.by_trec_eval]
+    for m in by_trec:
         trec_measures.setdefault(m.run_cutoff, set()).add(m.trec_measure)
     for cutoff, specs in trec_measures.items():
         evaluated[cutoff] = {}
@@ -662,10 +669,10 @@ def score(
             evaluated[cutoff] = evaluate(run_at(cutoff), specs)
 
     # every judgeable query gets every measure: 0.0 where the run did not answer (-c)
-    names = [m.name for m in resolved]
+    names = [m.name for m in by_trec]
     groups = [
-        (evaluated[cutoff], [m.name for m in resolved if m.run_cutoff == cutoff],
-         [m.trec_key for m in resolved if m.run_cutoff == cutoff])
+        (evaluated[cutoff], [m.name for m in by_trec if m.run_cutoff == cutoff],
+         [m.trec_key for m in by_trec if m.run_cutoff == cutoff])
         for cutoff in trec_measures
     ]
     per_query: dict[str, dict[str, float]] = {}
@@ -676,6 +683,11 @@ def score(
             found = values.get(query_id)
             row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
         per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
+    if JUDGED in (m.name for m in resolved):
+        judged = judged_values(per_query, judgeable,
+                               {q: top_ids(ranking_of(q, JUDGED_DEPTH)) for q in full})
+        for query_id, value in judged.items():
+            per_query[query_id][JUDGED] = value
 
     tied = tuple(sorted(q for q, ranking in ordered.items() if _has_tie(ranking)))
     rankings = {}

@@ -7,6 +7,7 @@ random streams they draw from are :mod:`harness.core.seeding`):
 * :mod:`harness.stats.intervals`      - bootstrap (percentile, BCa), paired deltas and ratios,
   Clopper-Pearson, and the ``intervals.json`` claim file
 * :mod:`harness.stats.randomization`  - paired sign-flip test, Holm, ``comparisons.json``
+* :mod:`harness.stats.inversion`      - the delta interval of that test at each verdict's Holm level
 * :mod:`harness.stats.power`          - p-value floors, detectable effects, queries needed, audits
 * :mod:`harness.stats.sequential`     - betting confidence sequences and :class:`QueryStream`
 * :mod:`harness.stats.gate`           - the CI gate policies

@@ -219,18 +219,6 @@ def bootstrap_mean_interval(values: Sequence[float], *, method: str = "bca", con
     return mean_interval_from_sums(values, sums, method, confidence, seed, resamples, "bootstrap mean")
 
 
-def paired_delta_interval(control: Sequence[float], candidate: Sequence[float], *, method: str = "bca",
-                          confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
-                          rng: np.random.Generator | None = None) -> Interval:
-    """Interval for ``mean(candidate - control)`` over paired queries (same order in both)."""
-    a = _as_vector(control, "paired delta: control")
-    b = _as_vector(candidate, "paired delta: candidate")
-    if a.size != b.size:
-        raise ValueError(f"paired delta: {a.size} control values but {b.size} candidate values")
-    return bootstrap_mean_interval(b - a, method=method, confidence=confidence, resamples=resamples,
-                                   seed=seed, rng=_rng(seed, rng, "paired-delta"))
-
-
 def paired_ratio_interval(numerator: Sequence[float], denominator: Sequence[float], *,
                           method: str = "bca", confidence: float = 0.95, resamples: int = 10000,
                           seed: int = 0, rng: np.random.Generator | None = None) -> Interval:

@@ -74,22 +74,34 @@ def _mark(row: Mapping) -> str:
     return "n.s."
 
 
+def _bound(value) -> str:
+    return "unbounded" if value is None else _s(value)
+
+
 def comparisons_table(doc: Mapping) -> str:
-    """One line per slice x measure x arm: delta and interval, discordant pairs, p, Holm p, mark."""
+    """One line per slice x measure x arm: delta, the interval of the verdict's own test at
+    its Holm level (which excludes 0 exactly when the mark is ``*``), the unadjusted
+    bootstrap interval, discordant pairs, p, Holm p, mark."""
     conf = f"{doc['confidence']:.0%}"
     rows = [[md_escape(r["corpus"]), md_escape(r["query_class"]), md_escape(r["measure"]),
              md_escape(r["arm"]),
-             str(r["n"]), _s(r["delta"]), f"[{_s(r['delta_lower'])}, {_s(r['delta_upper'])}]",
+             str(r["n"]), _s(r["delta"]),
+             f"[{_bound(r['delta_lower'])}, {_bound(r['delta_upper'])}] "
+             f"({r['delta_confidence']:.2%})",
+             f"[{_s(r['unadjusted_lower'])}, {_s(r['unadjusted_upper'])}]",
              f"{r['discordant']} (+{r['improved']}/-{r['worsened']})", _p(r["p"]),
              _p(r["p_holm"]), _p(r.get("p_holm_floor", r["p_floor"])), _mark(r)]
             for r in doc["rows"]]
-    head = ["corpus", "class", "measure", "arm", "n", "Δ", f"{conf} interval", "discordant",
-            "p", "Holm p", "Holm floor", "mark"]
+    head = ["corpus", "class", "measure", "arm", "n", "Δ", "interval (Holm level)",
+            f"unadjusted {conf}", "discordant", "p", "Holm p", "Holm floor", "mark"]
     legend = (f"\ncontrol: {md_escape(doc['control']['name'])}.  `*` Holm-adjusted p <= {doc['alpha']}; "
               "`n.s.` not significant; `floor` cannot be significant (even the most extreme outcome "
               f"of the family leaves the Holm-adjusted p above {doc['alpha']}).  {doc['permutations']} "
               f"sign-flip permutations (exact enumeration up to {doc['exact_max_discordant']} discordant), "
-              f"seed {doc['seed']}.\n")
+              f"seed {doc['seed']}.  The Holm-level interval is the sign-flip test inverted at the level "
+              "Holm decided the row at (its confidence in brackets): it excludes 0 exactly when the "
+              f"mark is `*`.  The unadjusted interval is the paired {doc['interval_method']} bootstrap "
+              "at the nominal level, not corrected for the family: it may exclude 0 beside `n.s.`.\n")
     return _table(head, rows) + legend
 
 

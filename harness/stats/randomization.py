@@ -56,12 +56,13 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from harness.claims.comparisons import (holm, holm_floors,
-                                       verdict)
+from harness.claims.comparisons import DELTA_INTERVAL, holm, holm_divisors, holm_floors, verdict
+from harness.core.measures import delta_range
 
 from harness.core.tiers import most_restrictive_tier
 from harness.claims.metrics import comparability_notes
 from harness.claims import ComparisonsClaim
+from harness.stats.inversion import SignFlipNull, exact_null, inverted_interval, monte_carlo_null
 from harness.stats.intervals import (METHODS, check_contains, interval_bounds, mean_jackknife,
                                      resample_sums)
 from harness.stats.perquery import PerQueryIndex
@@ -153,6 +154,25 @@ def exact_p(differences: Sequence[float]) -> float:
     return float(extreme / 2 ** k)
 
 
+def sign_flip_sums(units: np.ndarray, permutations: int,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``permutations`` random sign vectors over the n queries of ``units`` (``(n, m)``,
+    whole units) and return, per vector, ``sum s_i x_i`` of each column (``(N, m)``) and
+    ``sum s_i`` (``(N,)``).  The stream depends only on ``n`` and ``permutations``."""
+    n, m = units.shape
+    sums = np.empty((permutations, m), dtype=np.float64)
+    totals = np.empty(permutations, dtype=np.float64)
+    nbytes = (n + 7) // 8
+    block = max(1, SIGN_BLOCK // n)
+    for start in range(0, permutations, block):
+        size = min(block, permutations - start)
+        raw = rng.integers(0, 256, size=(size, nbytes), dtype=np.uint8)
+        signs = 1.0 - 2.0 * np.unpackbits(raw, axis=1, count=n).astype(np.float64)
+        sums[start:start + size] = signs @ units
+        totals[start:start + size] = signs.sum(axis=1)
+    return sums, totals
+
+
 def monte_carlo_p(differences: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
     """Monte Carlo sign-flip p-values ``(b + 1) / (N + 1)`` for each column of ``(n, m)``.
 
@@ -160,21 +180,22 @@ def monte_carlo_p(differences: np.ndarray, permutations: int, rng: np.random.Gen
     stream depends only on ``n`` and ``permutations``.  Sums are in integer units, with the
     rounding tolerance of the module docstring.
     """
+    units = _units_matrix(differences)
+    sums, _ = sign_flip_sums(units, permutations, rng)
+    return _monte_carlo_from_sums(units, sums, permutations)
+
+
+def _units_matrix(differences) -> np.ndarray:
     d = np.atleast_2d(np.asarray(differences, dtype=np.float64))
     if d.ndim != 2:
         raise ValueError("differences must be (queries, columns)")
-    units = quantize(d)
-    n, m = units.shape
+    return quantize(d)
+
+
+def _monte_carlo_from_sums(units: np.ndarray, sums: np.ndarray, permutations: int) -> np.ndarray:
     observed = np.abs(units.sum(axis=0))
     threshold = observed - tolerance_units(np.count_nonzero(units, axis=0))
-    extreme = np.zeros(m, dtype=np.int64)
-    nbytes = (n + 7) // 8
-    block = max(1, SIGN_BLOCK // n)
-    for start in range(0, permutations, block):
-        size = min(block, permutations - start)
-        raw = rng.integers(0, 256, size=(size, nbytes), dtype=np.uint8)
-        signs = 1.0 - 2.0 * np.unpackbits(raw, axis=1, count=n).astype(np.float64)
-        extreme += np.count_nonzero(np.abs(signs @ units) >= threshold, axis=0)
+    extreme = np.count_nonzero(np.abs(sums) >= threshold, axis=0)
     return (extreme + 1) / (permutations + 1)
 
 
@@ -193,6 +214,17 @@ def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000
     Columns with at most ``exact_max`` discordant queries are enumerated exactly; the rest
     share one Monte Carlo stream of sign vectors drawn from ``rng``.
     """
+    return sign_flip_tests(differences, permutations=permutations, rng=rng,
+                           exact_max=exact_max, nulls=False)[0]
+
+
+def sign_flip_tests(differences: np.ndarray, *, permutations: int = 10000,
+                    rng: np.random.Generator, exact_max: int = EXACT_MAX_DISCORDANT,
+                    nulls: bool = True) -> tuple[list[PairedTest], list[SignFlipNull]]:
+    """:func:`tests_from_differences`, and for each column the null distribution it used,
+    able to test any shift ``H0: delta = d`` (:mod:`harness.stats.inversion`; an empty
+    list with ``nulls=False``)."""
+    want_nulls = nulls
     diffs = np.asarray(differences, dtype=np.float64)
     if diffs.ndim != 2 or diffs.shape[0] == 0:
         raise ValueError(f"differences must be a non-empty (queries, columns) array, got {diffs.shape}")
@@ -202,22 +234,35 @@ def tests_from_differences(differences: np.ndarray, *, permutations: int = 10000
     units = quantize(diffs)  # a difference under half a unit is a tie, as when stored
     discordant = np.count_nonzero(units, axis=0)
     mc_cols = [j for j in range(diffs.shape[1]) if discordant[j] > exact_max]
-    mc_p = dict(zip(mc_cols, monte_carlo_p(diffs[:, mc_cols], permutations, rng))) if mc_cols else {}
-    out = []
+    mc_p: dict[int, float] = {}
+    mc_null: dict[int, SignFlipNull] = {}
+    if mc_cols:
+        sums, totals = sign_flip_sums(units[:, mc_cols], permutations, rng)
+        ps = _monte_carlo_from_sums(units[:, mc_cols], sums, permutations)
+        for i, j in enumerate(mc_cols):
+            mc_p[j] = float(ps[i])
+            if want_nulls:
+                mc_null[j] = monte_carlo_null(units[:, j], sums[:, i], totals)
+    out: list[PairedTest] = []
+    found: list[SignFlipNull] = []
     for j in range(diffs.shape[1]):
         d = diffs[:, j]
         k = int(discordant[j])
         if j in mc_p:
-            p, method, perms = float(mc_p[j]), "monte-carlo", permutations
+            p, method, perms = mc_p[j], "monte-carlo", permutations
             floor = max(p_floor(k), 1.0 / (permutations + 1))
+            if want_nulls:
+                found.append(mc_null[j])
         else:
             p, method, perms = exact_p(d), "exact", None
             floor = p_floor(k)
+            if want_nulls:
+                found.append(exact_null(units[:, j]))
         out.append(PairedTest(n=int(d.size), discordant=k,
                               improved=int(np.count_nonzero(units[:, j] > 0)),
                               worsened=int(np.count_nonzero(units[:, j] < 0)), delta=float(d.mean()),
                               p=p, method=method, permutations=perms, p_floor=floor))
-    return out
+    return out, found
 
 
 def paired_tests(control: Sequence[float], arms: np.ndarray, *, permutations: int = 10000,
@@ -229,19 +274,6 @@ def paired_tests(control: Sequence[float], arms: np.ndarray, *, permutations: in
         raise ValueError(f"{arm.shape[1]} arm values per row but {ctl.size} control values")
     return tests_from_differences((arm - ctl[None, :]).T, permutations=permutations, rng=rng,
                                   exact_max=exact_max)
-
-
-def paired_randomization_test(control: Sequence[float], candidate: Sequence[float], *,
-                              permutations: int = 10000, seed: int = 0,
-                              exact_max: int = EXACT_MAX_DISCORDANT) -> PairedTest:
-    """One paired sign-flip test of ``candidate`` against ``control`` (same query order)."""
-    ctl = np.asarray(control, dtype=np.float64)
-    cand = np.asarray(candidate, dtype=np.float64)
-    if ctl.ndim != 1 or cand.shape != ctl.shape or ctl.size == 0:
-        raise ValueError(f"paired test: need two equal-length non-empty vectors, got {ctl.shape} "
-                         f"and {cand.shape}")
-    return paired_tests(ctl, cand[None, :], permutations=permutations,
-                        rng=derive_rng(seed, "randomization"), exact_max=exact_max)[0]
 
 
 # --------------------------------------------------------------------------- comparisons.json
@@ -326,9 +358,12 @@ def compare_runs(control: RunValues, arms: Sequence[RunValues],
     """The ``comparisons.json`` document: every arm against the control, paired by
     ``(corpus, query_id)``, per corpus x class, per corpus ``all`` and pooled ``all``.
 
-    Each row: control and arm means, the delta with its paired-bootstrap interval,
-    discordant / improved / worsened counts, the test's method, p, Holm-adjusted p, the raw
-    and Holm floors, the family size and the verdict.  The Holm family is ``arm_dirs``:
+    Each row: control and arm means, the delta with the interval of its own test at the
+    Holm level of its verdict (``delta_lower``, ``delta_upper``, ``delta_confidence``:
+    :mod:`harness.stats.inversion`) and its unadjusted paired-bootstrap interval
+    (``unadjusted_lower``, ``unadjusted_upper`` at ``confidence``), discordant /
+    improved / worsened counts, the test's method, p, Holm-adjusted p, the raw and Holm
+    floors, the family size and the verdict.  The Holm family is ``arm_dirs``:
     pass every arm compared with this control at once (a family of one corrects nothing,
     and the document says so).  ``measures`` defaults to every measure the control
     recorded.  Refuses an arm that scored other queries or classes, or whose provenance
@@ -369,35 +404,35 @@ def compare_runs(control: RunValues, arms: Sequence[RunValues],
         arm_cols = {(a.name, m): a.index.values(keys, m) for a in arms for m in measures}
         cols = [(a.name, m) for m in measures for a in arms]
         diffs = np.vstack([arm_cols[c] - ctl_cols[c[1]] for c in cols])
-        tests = dict(zip(cols, tests_from_differences(
+        col_tests, col_nulls = sign_flip_tests(
             diffs.T, permutations=permutations, exact_max=exact_max,
-            rng=derive_rng(seed, "randomization", corpus, cls))))
+            rng=derive_rng(seed, "randomization", corpus, cls))
+        tests, nulls = dict(zip(cols, col_tests)), dict(zip(cols, col_nulls))
         n = len(keys)
         sums = resample_sums(diffs, resamples, derive_rng(seed, "paired-delta", corpus, cls)) \
             if n > 1 else None
-        bounds = {}
+        unadjusted = {}
         for i, c in enumerate(cols):
             d = diffs[i]
             est = float(d.mean())
             if n < 2 or np.all(d == d[0]):
-                bounds[c] = (est, est)
+                unadjusted[c] = (est, est)
                 continue
             lo, hi = interval_bounds(interval_method, sums[i] / n, est, mean_jackknife(d), confidence)
             check_contains(est, lo, hi, f"delta {c[0]} vs {control.name}, {corpus}/{cls}/{c[1]}")
-            bounds[c] = (lo, hi)
+            unadjusted[c] = (lo, hi)
         for m in measures:
-            adjusted = holm([tests[(a.name, m)].p for a in arms])
-            floors = holm_floors([tests[(a.name, m)].p_floor for a in arms])
-            for a, p_adj, floor in zip(arms, adjusted, floors):
+            family = holm_family([tests[(a.name, m)] for a in arms],
+                                 [nulls[(a.name, m)] for a in arms], alpha, delta_range(m))
+            for a, decided in zip(arms, family):
                 t = tests[(a.name, m)]
-                lo, hi = bounds[(a.name, m)]
                 rows.append({
                     "corpus": corpus, "tier": tier, "query_class": cls, "measure": m, "arm": a.name,
                     "control_mean": float(ctl_cols[m].mean()),
                     "arm_mean": float(arm_cols[(a.name, m)].mean()),
-                    "delta_lower": lo, "delta_upper": hi,
-                    **t.to_dict(), "p_holm": p_adj, "p_holm_floor": floor,
-                    "family_size": len(arms), "verdict": verdict(p_adj, floor, alpha),
+                    "unadjusted_lower": unadjusted[(a.name, m)][0],
+                    "unadjusted_upper": unadjusted[(a.name, m)][1],
+                    **t.to_dict(), **decided, "family_size": len(arms),
                 })
     rows.sort(key=lambda r: (r["corpus"], r["query_class"], r["measure"], r["arm"]))
     return {
@@ -417,11 +452,32 @@ def compare_runs(control: RunValues, arms: Sequence[RunValues],
         "confidence": confidence,
         "resamples": resamples,
         "interval_method": interval_method,
+        "delta_interval": DELTA_INTERVAL,
         "stream": STREAM_RULE + "; labels 'randomization' / 'paired-delta', corpus, query_class",
         #: the document as a whole is as restrictive as its most restrictive row
         "tier": most_restrictive_tier([r["tier"] for r in rows]) if rows else "B",
         "rows": rows,
     }
+
+
+def holm_family(tests: Sequence[PairedTest], nulls: Sequence[SignFlipNull], alpha: float,
+                delta_range: tuple[float, float]) -> list[dict]:
+    """The Holm decisions of one family (one measure in one corpus x class slice) and each
+    member's delta interval at the level that decided it: ``p_holm``, ``p_holm_floor``,
+    ``verdict``, ``holm_divisor``, ``delta_confidence``, ``delta_lower``, ``delta_upper``
+    (:mod:`harness.stats.inversion`)."""
+    raw = [t.p for t in tests]
+    adjusted = holm(raw)
+    floors = holm_floors([t.p_floor for t in tests])
+    divisors = holm_divisors(raw, alpha)
+    out = []
+    for t, null, p_adj, floor, divisor in zip(tests, nulls, adjusted, floors, divisors):
+        lo, hi = inverted_interval(null, t.p, divisor, alpha, delta_range)
+        out.append({"p_holm": p_adj, "p_holm_floor": floor,
+                    "verdict": verdict(p_adj, floor, alpha), "holm_divisor": divisor,
+                    "delta_confidence": 1.0 - alpha / divisor,
+                    "delta_lower": lo, "delta_upper": hi})
+    return out
 
 
 def family_note(family_size: int) -> str:

@@ -127,19 +127,6 @@ class BettingConfidenceSequence:
         return self._sum / max(self.t, 1)
 
 
-def confidence_sequence(values: Iterable[float], alpha: float = 0.05, *,
-                        grid_size: int = GRID_SIZE) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds after each observation of one stream (not intersected)."""
-    cs = BettingConfidenceSequence(alpha, grid_size=grid_size)
-    lows, highs = [], []
-    for x in values:
-        cs.update(x)
-        lo, hi = cs.bounds()
-        lows.append(lo[0])
-        highs.append(hi[0])
-    return np.array(lows), np.array(highs)
-
-
 # --------------------------------------------------------------------------- streams
 
 

@@ -64,6 +64,9 @@ def test_the_demo_fills_the_warehouse_and_a_second_run_reuses_it(tmp_path, tiny_
     tests = queries.comparisons("internal", control_run=CONTROL, db_path=db)
     assert sorted(set(tests.arm_name)) == sorted(a for a, (_, fam, _) in ARMS.items() if fam)
     assert set(tests.family_size) == {4}
+    # every comparison the demo produces: the interval beside a verdict agrees with it
+    excludes_zero = (tests.delta_lower > 0) | (tests.delta_upper < 0)
+    assert len(tests) > 0 and (excludes_zero == (tests.verdict == "significant")).all()
     assert queries.metric_intervals("publishable", db_path=db)["lower"].notna().all()
     assert len(queries.certificates("publishable", db_path=db)) == 3
     claims = {p: p.read_bytes() for p in (tmp_path / "results").rglob("metrics.json")}

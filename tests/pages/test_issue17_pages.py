@@ -302,3 +302,38 @@ def test_a_static_table_shows_hostile_text_as_text():
     for cell, value in zip(table.iloc[:, 0], HOSTILE):
         assert_inert(cell, value)
     assert_inert(str(table.columns[1]), HOSTILE[0])
+
+
+def _layers(spec: dict) -> list[dict]:
+    out = []
+    for layer in spec.get("layer", [spec]):
+        out += _layers(layer) if "layer" in layer else [layer]
+    return out
+
+
+def test_agreement_axes_have_whole_titles_a_colour_legend_and_a_tick_at_zero(app):
+    import json
+
+    at = goto(app(), "agreement.py", "publishable")
+    spec = json.loads(specs(at)[0])
+    points = next(layer for layer in _layers(spec) if "shape" in layer.get("encoding", {}))
+    enc = points["encoding"]
+    for axis in ("x", "y"):
+        assert enc[axis]["axis"]["titleLimit"] == 0  # 0: the title is never cut
+        assert 0.0 in enc[axis]["axis"]["values"]
+        assert "control" not in enc[axis]["title"]  # the long explanation is in the caption
+    assert enc["color"]["legend"]["titleLimit"] == 0 and enc["color"]["title"] == "family (colour)"
+    # no layer switches the shared colour legend off
+    assert all((layer.get("encoding", {}).get("color") or {}).get("legend", {}) is not None
+               for layer in _layers(spec))
+
+
+def test_latency_axes_are_logarithmic(app):
+    import json
+
+    at = goto(app(), "latency.py", "internal")
+    scales = [enc.get(axis, {}).get("scale", {}).get("type")
+              for spec in specs(at) for layer in _layers(json.loads(spec))
+              for enc in [layer.get("encoding", {})] for axis in ("x", "y")
+              if enc.get(axis, {}).get("field") in ("ms", "low")]
+    assert scales and set(scales) == {"log"}

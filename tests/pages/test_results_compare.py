@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+import pytest
 
 from dashboard import tables
 from tests.pages.conftest import download_bytes
@@ -109,6 +110,33 @@ def test_compare_prints_wins_ties_and_losses(app):
     assert metrics["B worse (loss)"] == "0"
 
 
+def test_compare_prints_the_paired_test_its_interval_and_verdict(app):
+    at = goto(app(), "compare.py", "internal")
+    heads = [s.value for s in at.subheader]
+    frame = at.dataframe[heads.index("Paired test per class (B against A)")].value
+    every = frame.set_index("class").loc["all"]
+    # control -> arm-one on nDCG@10: 12 queries, 6 up by 0.1 and 6 by 0.05, all discordant:
+    # exact p = 2 / 2^12; delta (6 x 0.1 + 6 x 0.05) / 12 = 0.075
+    assert every["n"] == 12 and every["Δ"] == pytest.approx((6 * 0.1 + 6 * 0.05) / 12)
+    assert every["p"] == pytest.approx(2 / 2 ** 12) and every["verdict"] == "significant"
+    lower = float(every["interval"].strip("[]").split(",")[0])
+    assert 0 < lower <= 0.075 and every["confidence"] == "95%"
+    for _, row in frame.iterrows():  # no interval contradicts its verdict
+        lo, hi = (float(v) for v in row["interval"].strip("[]").split(","))
+        assert (lo > 0 or hi < 0) == (row["verdict"] == "significant")
+
+
+def test_the_scatter_leaves_a_margin_round_its_points(app):
+    import json
+
+    at = goto(app(), "compare.py", "internal")
+    (spec,) = [json.loads(e.proto.spec) for e in at.get("vega_lite_chart")]
+    domains = [layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"]]
+    # the values lie in [0, 1]; 6% of that width on each side, so a circle at (0, 0) (where
+    # QMSum's ties sit) is drawn inside the plot, not over its axes
+    assert domains == [pytest.approx([0 - 0.06 * 1, 1 + 0.06 * 1])] * 2
+
+
 def test_coinciding_queries_become_one_circle_of_their_count():
     pair = pd.DataFrame({"corpus": ["c"] * 5, "query_id": ["q1", "q2", "q3", "q4", "q5"],
                          "query_class": ["a", "a", "b", None, "a"],
@@ -122,3 +150,12 @@ def test_coinciding_queries_become_one_circle_of_their_count():
     assert points.loc[(0.0, 0.0), "classes"] == "a, b"
     assert points.loc[(0.5, 0.25), "outcome"] == "B worse"
     assert tables.square_domain(points.reset_index()) == (0.0, 1.0)
+
+
+def test_the_overview_says_what_the_publishable_view_withholds(app):
+    at = goto(app(), "overview.py", "publishable")
+    notes = [i.value for i in at.info]
+    # as on Results: the later control run, whose index also held secretcorpus
+    assert any(n.startswith("1 run / 1 corpus withheld (not tier A): secretcorpus") for n in notes), notes
+    at.radio(key="tier_view").set_value("internal").run()
+    assert not any("withheld" in i.value for i in at.info)

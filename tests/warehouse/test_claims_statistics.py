@@ -310,3 +310,73 @@ def test_a_comparisons_document_cannot_claim_a_laxer_tier_than_its_rows(tmp_path
         ingest_document(doc, tmp_path / "w.duckdb")
     assert not (tmp_path / "w.duckdb").exists() or \
         _count(tmp_path / "w.duckdb", "SELECT count(*) FROM comparisons") == 0
+
+
+def _small_comparison(tmp_path):
+    control = simple_run(tmp_path / "c", n_queries=8, control_name="c")
+    arm = simple_run(tmp_path / "a", n_queries=8, control_name="a", offset=0.1)
+    return compare_runs(control, [arm], seed=0, permutations=200, resamples=RESAMPLES,
+                        progress=False)
+
+
+def test_every_stored_delta_interval_agrees_with_its_verdict(stats_db):
+    db, _, _ = stats_db
+    stored = queries.comparisons("internal", db_path=db)
+    excludes_zero = (stored.delta_lower > 0) | (stored.delta_upper < 0)
+    assert len(stored) > 0
+    assert (excludes_zero == (stored.verdict == "significant")).all()
+    assert (stored.unadjusted_lower <= stored.delta + 1e-9).all()
+    assert (stored.delta <= stored.unadjusted_upper + 1e-9).all()
+
+
+def test_a_row_whose_interval_contradicts_its_verdict_is_refused(tmp_path):
+    doc = _small_comparison(tmp_path)
+    # 8 queries each improved by 0.1 on nDCG@10: p = 2 / 2^8, significant, interval above 0
+    row = next(r for r in doc["rows"] if r["measure"] == "nDCG@10" and r["corpus"] == "pub"
+               and r["query_class"] == "all")
+    assert row["verdict"] == "significant" and row["delta_lower"] > 0
+    forged = json.loads(json.dumps(doc))
+    for r in forged["rows"]:
+        if r is not None and (r["measure"], r["query_class"]) == ("nDCG@10", "all"):
+            r["delta_lower"] = -0.05  # the old unadjusted habit: 0 inside beside "significant"
+    with pytest.raises(IngestRefused, match="delta interval .* contains 0 but the verdict is "
+                                            "'significant'"):
+        ingest_document(forged, tmp_path / "w.duckdb")
+    divisor = json.loads(json.dumps(doc))
+    divisor["rows"][0]["holm_divisor"] = 2
+    with pytest.raises(IngestRefused, match="holm_divisor"):
+        ingest_document(divisor, tmp_path / "w.duckdb")
+
+
+def test_a_schema_1_comparisons_document_is_refused(tmp_path):
+    doc = dict(_small_comparison(tmp_path), schema_version=1)
+    with pytest.raises(IngestRefused, match="schema version 1"):
+        ingest_document(doc, tmp_path / "w.duckdb")
+
+
+def test_migration_009_moves_a_stored_bootstrap_interval_to_the_unadjusted_columns(tmp_path):
+    import shutil
+
+    from warehouse import migrate
+    from warehouse.schema import MIGRATIONS_DIR
+
+    before = tmp_path / "migrations"
+    before.mkdir()
+    for path in sorted(MIGRATIONS_DIR.glob("00[1-8]_*.sql")):
+        shutil.copy(path, before / path.name)
+    db = tmp_path / "w.duckdb"
+    migrate(db, migrations_dir=before)
+    with connect(db, read_only=False, check_schema=False) as conn:
+        conn.execute("INSERT INTO comparisons VALUES ('d', 'c', 'c', 'a', 'a', 'pub', 'A', 'all', "
+                     "'nDCG@10', 8, 0.4, 0.5, 0.1, 0.02, 0.18, 0.95, 'bca', 8, 8, 0, 'exact', "
+                     "NULL, 0.2, 0.0078125, 0.2, 1, 0.05, 'not significant', 0, "
+                     "TIMESTAMP '2026-01-01 00:00:00')")
+    applied = migrate(db)
+    assert [m.version for m in applied if m.version >= 9][:1] == [9]
+    with connect(db, read_only=True) as conn:
+        got = conn.query_one("SELECT delta, delta_lower, delta_upper, delta_confidence, "
+                             "holm_divisor, unadjusted_lower, unadjusted_upper, confidence, "
+                             "interval_method, verdict FROM comparisons")
+    # the schema-1 bootstrap [0.02, 0.18] excluded 0 beside "not significant": it is kept as
+    # the unadjusted interval and no delta interval is claimed for the row
+    assert tuple(got) == (0.1, None, None, None, None, 0.02, 0.18, 0.95, "bca", "not significant")

@@ -118,7 +118,11 @@ _LATEST_COMPARISONS = (
 def comparisons(view: str, control_run=None, runs=None, corpora=None, classes=None,
                 measures=None, *, db_path=None):
     """Stored paired tests (the newest per control x arm x corpus x class x measure):
-    means, delta with its interval, discordant pairs, p, Holm-adjusted p, p floor, verdict.
+    means, delta with the interval of its test at the verdict's Holm level
+    (``delta_lower``, ``delta_upper``, ``delta_confidence``; NULL for a document stored
+    before schema 2) and the unadjusted bootstrap interval (``unadjusted_lower``,
+    ``unadjusted_upper`` at ``confidence``), discordant pairs, p, Holm-adjusted p, p floor,
+    verdict.
     ``control_run`` selects the control; ``runs`` the arms."""
     latest = _LATEST_COMPARISONS.format(rel=relation(view, "comparisons"))
     with connect(db_path, read_only=True) as conn:
@@ -132,7 +136,8 @@ def comparisons(view: str, control_run=None, runs=None, corpora=None, classes=No
             f"WITH x AS ({latest}) "
             "SELECT x.control_run_id, x.control_name, x.arm_run_id, x.arm_name, x.corpus, "
             "x.tier, x.query_class, x.measure, x.n, x.control_mean, x.arm_mean, x.delta, "
-            "x.delta_lower, x.delta_upper, x.confidence, x.discordant, x.improved, "
+            "x.delta_lower, x.delta_upper, x.delta_confidence, x.holm_divisor, "
+            "x.unadjusted_lower, x.unadjusted_upper, x.confidence, x.discordant, x.improved, "
             "x.worsened, x.test_method, x.permutations, x.p, x.p_floor, x.p_holm, "
             "x.family_size, x.alpha, x.verdict, x.seed "
             f"FROM x WHERE TRUE{where} "

@@ -8,10 +8,36 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from harness.certificates.monitor import CoverageMonitor, first_alarm, log_wealth_paths
+from harness.certificates.monitor import DEFAULT_MAX_BET, CoverageMonitor, _bet
 
 ALPHA = 0.1
 DELTA = 0.05
+
+
+def log_wealth_paths(bad: np.ndarray, rate: float, max_bet: float = DEFAULT_MAX_BET) -> np.ndarray:
+    """``log K_t`` for every stream (rows) and time (columns) of a 0/1 array, vectorised:
+    many simulated streams at once (checked against :class:`CoverageMonitor` below)."""
+    x = np.atleast_2d(np.asarray(bad, dtype=float))
+    streams, length = x.shape
+    log_wealth = np.zeros((streams, length))
+    bad_so_far = np.zeros(streams)
+    sq = np.full(streams, rate * (1 - rate))
+    current = np.zeros(streams)
+    for t in range(length):
+        mean = (rate + bad_so_far) / (t + 1)
+        lam = _bet(mean, sq / (t + 1), rate, max_bet)
+        current = current + np.log1p(lam * (x[:, t] - rate))
+        log_wealth[:, t] = current
+        sq = sq + (x[:, t] - mean) ** 2
+        bad_so_far = bad_so_far + x[:, t]
+    return log_wealth
+
+
+def first_alarm(log_wealth: np.ndarray, delta: float) -> np.ndarray:
+    """1-based index of the first time ``K_t >= 1/delta`` per stream (0: never)."""
+    hit = log_wealth >= math.log(1 / delta)
+    first = np.argmax(hit, axis=1) + 1
+    return np.where(hit.any(axis=1), first, 0)
 
 
 def test_scalar_and_vectorised_wealth_agree():

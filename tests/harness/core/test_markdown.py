@@ -60,9 +60,12 @@ def test_the_statistics_tables_escape_every_name():
          "estimate": 0.5, "lower": 0.4, "upper": 0.6, "method": name} for name in HOSTILE]}
     assert_inert(intervals_table(intervals), *HOSTILE)
     comparisons = {"confidence": 0.95, "alpha": 0.05, "permutations": 10, "seed": 0,
-                   "exact_max_discordant": 16, "control": {"name": HOSTILE[0]}, "rows": [
+                   "exact_max_discordant": 16, "interval_method": "bca",
+                   "control": {"name": HOSTILE[0]}, "rows": [
                        {"corpus": name, "query_class": name, "measure": name, "arm": name, "n": 3,
-                        "delta": 0.1, "delta_lower": 0.0, "delta_upper": 0.2, "discordant": 2,
+                        "delta": 0.1, "delta_lower": -0.1, "delta_upper": 0.3,
+                        "delta_confidence": 0.95, "unadjusted_lower": 0.0,
+                        "unadjusted_upper": 0.2, "discordant": 2,
                         "improved": 2, "worsened": 0, "p": 0.5, "p_holm": 0.5, "p_floor": 0.25,
                         "verdict": "not significant"} for name in HOSTILE]}
     assert_inert(comparisons_table(comparisons), *HOSTILE)

@@ -8,8 +8,9 @@ from harness.core.measures import COMPARE_MEASURES, DEFAULT_MEASURES, MEASURES, 
 
 
 def test_default_set_is_the_issue_list():
+    # and Judged@10 (issue 29: every run says how much of its top 10 was judged)
     assert DEFAULT_MEASURES == ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "P@5",
-                                "P@10", "MRR", "MRR@10", "AP", "Success@1")
+                                "P@10", "MRR", "MRR@10", "AP", "Success@1", "Judged@10")
     assert set(COMPARE_MEASURES) == {"nDCG@5", "nDCG@10", "R@10", "MRR"}
 
 
@@ -30,9 +31,11 @@ def test_trec_eval_names(name, trec_measure, trec_key, cutoff):
 
 def test_every_measure_is_one_pytrec_eval_knows():
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, {m.trec_measure for m in MEASURES.values()})
+    by_trec = [m for m in MEASURES.values() if m.by_trec_eval]
+    assert [m.name for m in MEASURES.values() if not m.by_trec_eval] == ["Judged@10"]
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, {m.trec_measure for m in by_trec})
     values = evaluator.evaluate({"q": {"d": 1.0}})["q"]
-    assert {m.trec_key for m in MEASURES.values()} <= set(values)
+    assert {m.trec_key for m in by_trec} <= set(values)
 
 
 def test_resolve_keeps_order_and_drops_repeats():

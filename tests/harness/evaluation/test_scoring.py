@@ -380,11 +380,12 @@ def test_mapping_negative_labels_to_zero_changes_no_harness_measure_in_trec_eval
     qrels, run = _random_case(41)
     zeroed = {q: {d: max(r, 0) for d, r in docs.items()} for q, docs in qrels.items()}
     normalised = {q: rank_scores(normalise_ranking(docs)) for q, docs in run.items() if docs}
-    specs = {m.trec_measure for m in MEASURES.values()}
+    by_trec = [m for m in MEASURES.values() if m.by_trec_eval]  # Judged@10 is not trec_eval's
+    specs = {m.trec_measure for m in by_trec}
     raw = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(normalised)
     mapped = pytrec_eval.RelevanceEvaluator(zeroed, specs).evaluate(normalised)
     assert any(r < 0 for docs in qrels.values() for r in docs.values())
-    keys = {m.trec_key for m in MEASURES.values()}
+    keys = {m.trec_key for m in by_trec}
     assert {q: {k: v[k] for k in keys} for q, v in raw.items()} == \
         {q: {k: v[k] for k in keys} for q, v in mapped.items()}
     ranked = {"q": {"a": 4.0, "c": 3.0, "b": 2.0, "d": 1.0}}  # a, c, b, d

@@ -14,9 +14,18 @@ from harness.core.canonical import canonical_json
 from harness.evaluation.runs import compare_runs
 from harness.claims.comparisons import family_expectations, holm, holm_floors, verdict
 from harness.stats.randomization import (exact_p, minimum_discordant, monte_carlo_p, p_floor,
-                                         paired_randomization_test, paired_tests,
+                                         paired_tests,
                                          provenance_differences)
+from harness.core.seeding import derive_rng
 from tests.harness.stats.builders import make_results
+
+
+def paired_randomization_test(control, candidate, *, permutations=10000, seed=0):
+    """One paired sign-flip test of ``candidate`` against ``control`` (same query order)."""
+    ctl = np.asarray(control, dtype=np.float64)
+    cand = np.asarray(candidate, dtype=np.float64)
+    return paired_tests(ctl, cand[None, :], permutations=permutations,
+                        rng=derive_rng(seed, "randomization"))[0]
 
 
 def brute_force_p(diffs):
@@ -313,9 +322,10 @@ def test_family_expectations_recompute_what_each_row_must_claim(tmp_path):
     doc = compare_runs(ctl, arms, ["nDCG@10"], permutations=1000, resamples=500)
     expected = family_expectations(doc["rows"], doc["alpha"])
     for row, exp in zip(doc["rows"], expected):
-        # four members at raw p = floor = 2^-5: Holm p and Holm floor 4 x 2^-5 = 0.125
+        # four members at raw p = floor = 2^-5: Holm p and Holm floor 4 x 2^-5 = 0.125;
+        # none rejected, so each is decided at alpha / (4 - 0)
         assert exp == {"p_holm": pytest.approx(0.125), "p_holm_floor": pytest.approx(0.125),
-                       "family_size": 4, "verdict": "cannot be significant"}
+                       "family_size": 4, "verdict": "cannot be significant", "holm_divisor": 4}
         assert (row["p_holm"], row["p_holm_floor"], row["family_size"], row["verdict"]) == \
             pytest.approx((exp["p_holm"], exp["p_holm_floor"], 4, exp["verdict"]))
     # a row that claims the old raw-floor verdict is caught
@@ -325,7 +335,8 @@ def test_family_expectations_recompute_what_each_row_must_claim(tmp_path):
     # a family assembled one arm at a time: each row alone is a family of one
     single = [dict(doc["rows"][0])]
     assert family_expectations(single, 0.05)[0] == {
-        "p_holm": 2.0 ** -5, "p_holm_floor": 2.0 ** -5, "family_size": 1, "verdict": "significant"}
+        "p_holm": 2.0 ** -5, "p_holm_floor": 2.0 ** -5, "family_size": 1, "verdict": "significant",
+        "holm_divisor": 1}
 
 
 # --------------------------------------------------------------------------- stored decimals

@@ -5,7 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.stats.sequential import BettingConfidenceSequence, QueryStream, confidence_sequence
+from harness.stats.sequential import BettingConfidenceSequence, QueryStream
+
+
+def confidence_sequence(values, alpha=0.05):
+    """Lower and upper bounds after each observation of one stream (not intersected)."""
+    cs = BettingConfidenceSequence(alpha)
+    lows, highs = [], []
+    for x in values:
+        cs.update(x)
+        lo, hi = cs.bounds()
+        lows.append(lo[0])
+        highs.append(hi[0])
+    return np.array(lows), np.array(highs)
 
 STREAMS, LENGTH, FIRST_LOOK = 800, 300, 30
 
