@@ -53,6 +53,8 @@ class Export:
     labels: dict = field(default_factory=dict)
     caption: str | None = None
     label: str | None = None
+    #: LaTeX: 1 (fit an article's text width) or 2 (one column of a two-column article)
+    columns: int = 1
 
 
 def measure_order(names) -> list[str]:
@@ -224,7 +226,7 @@ def _refusal(withheld, publishable_corpora) -> str:
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
                  label: str | None = None, labels: dict | None = None,
-                 db_path=None) -> Export:
+                 columns: int = 1, db_path=None) -> Export:
     """The table and provenance of an export (one read-only snapshot): values with their
     stored intervals and, with ``control``, each run's delta against it with the stored
     paired test (interval, Holm-adjusted p, mark).  Every number comes from ``view``'s own
@@ -232,6 +234,8 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
     ``labels`` (run id -> name) names the runs as a page shows them; by default
     :func:`short_labels` of the exported runs."""
     queries.relation(view, "metric_rows")
+    if columns not in (1, 2):
+        raise ValueError(f"columns must be 1 or 2, not {columns!r}")
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {list(LAYOUTS)}")
     with connect(db_path, read_only=True) as conn:
@@ -304,7 +308,7 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
         "corpora": [json.loads(c) for c in corpora_info],
     }
     return Export(view, table, provenance, rows=rows, layout=layout, control=control_id,
-                  labels=labels, caption=caption, label=label)
+                  labels=labels, caption=caption, label=label, columns=columns)
 
 
 def render(export: Export, fmt: str):
@@ -316,7 +320,7 @@ def render(export: Export, fmt: str):
 
 def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
-                 label: str | None = None, db_path=None):
+                 label: str | None = None, columns: int = 1, db_path=None):
     """The metric table under ``view`` as ``fmt`` (csv, md, latex: str; parquet: bytes).
     A publishable export raises :class:`~warehouse.errors.ExportRefused` naming the
     corpora it would have to include.  CSV holds the data rows only (its provenance is
@@ -324,5 +328,6 @@ def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, mea
     if fmt not in RENDERERS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {sorted(RENDERERS)}")
     return render(build_export(view, runs, corpora, classes, measures, control=control,
-                               layout=layout, caption=caption, label=label, db_path=db_path),
+                               layout=layout, caption=caption, label=label, columns=columns,
+                               db_path=db_path),
                   fmt)

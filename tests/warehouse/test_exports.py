@@ -16,7 +16,8 @@ from warehouse import ingest_results
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
 from warehouse.exports import build_export, export_table
-from warehouse.render import escape_latex, escape_md, neutralise_csv
+from harness.core.latex import escape_latex
+from warehouse.render import escape_md, neutralise_csv
 
 FORMATS = ("csv", "md", "latex", "parquet")
 
@@ -103,6 +104,17 @@ def test_escaping_rules():
     assert escape_latex(r"a_b&c%$#{}~^\x") == (
         r"a\_b\&c\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}x")
     assert escape_md("a|b\nc") == "a\\|b c"
+
+
+def test_one_latex_escaper_for_the_api_and_the_exports():
+    """``corpus<a>|b`` once broke the Python API's LaTeX: its own escaper left ``<``, ``>``
+    and ``|`` (printed as other glyphs in OT1, ``|`` a rule in a tabular spec)."""
+    from harness.api.tables import latex_table
+
+    assert escape_latex("corpus<a>|b") == r"corpus\textless{}a\textgreater{}\textbar{}b"
+    text = latex_table(["corpus"], [["corpus<a>|b"]], numeric=[False], tier="A")
+    assert r"corpus\textless{}a\textgreater{}\textbar{}b \\" in text
+    assert "<" not in text and "|" not in text
 
 
 @pytest.fixture
