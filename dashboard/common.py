@@ -19,9 +19,9 @@ import streamlit as st
 
 from dashboard.formatting import (MARK_LEGEND, fmt, fmt_delta, fmt_interval, fmt_p, fmt_signed,
                               mark, md_code, md_text, measure_defaults, missing, run_labels)
-from warehouse import exports, queries
+from warehouse import queries
 from warehouse.db import change_stamp, default_path
-from warehouse.errors import (ExportRefused, SchemaOutOfDate, WarehouseBusy, WarehouseError,
+from warehouse.errors import (SchemaOutOfDate, WarehouseBusy, WarehouseError,
                               WarehouseMissing)
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ LOADERS = frozenset({
     "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
-    "per_query_count", "runs_by_corpus", "latest_comparisons",
+    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
@@ -92,22 +92,21 @@ def load(name: str, *args, **kwargs):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _export(stamp: str, path: str, view: str, fmt: str, runs, corpora, classes, measures):
-    try:
-        return True, exports.export_table(view, fmt, list(runs) or None, list(corpora) or None,
-                                          list(classes) or None, list(measures) or None,
-                                          db_path=path)
-    except ExportRefused as exc:
-        return False, str(exc)
+def _export_files(stamp: str, path: str, args: tuple):
+    from dashboard.downloads import export_files
+
+    return export_files(path, *args)
 
 
-def export(view: str, fmt: str, runs=(), corpora=(), classes=(), measures=()):
-    """``(True, text)`` or ``(False, why it was refused)`` from
-    ``warehouse.exports.export_table``: a publishable export refuses rather than include a
-    row that is not tier A."""
+def export_files(view: str, runs=(), corpora=(), classes=(), measures=(), control=None,
+                 columns: int = 1):
+    """:func:`dashboard.downloads.export_files` on this dashboard's warehouse (every format
+    and the provenance, or why a publishable export was refused), cached until the
+    warehouse changes."""
     path = db_path()
-    return _export(change_stamp(path), path, view, fmt, _frozen(runs), _frozen(corpora),
-                   _frozen(classes), _frozen(measures))
+    return _export_files(change_stamp(path), path, (view, _frozen(runs), _frozen(corpora),
+                                                    _frozen(classes), _frozen(measures),
+                                                    control, columns))
 
 
 def not_a_database(path) -> str | None:
@@ -273,7 +272,7 @@ def tier_badge(current_view: str, tiers=()) -> None:
 
 
 __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_signed", "mark",
-           "measure_defaults", "missing", "run_labels", "load", "export", "run", "guidance",
+           "measure_defaults", "missing", "run_labels", "load", "export_files", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
            "run_through_app", "CATEGORY_SCHEME", "percentile_colour", "title", "terms",
            "not_a_database", "ICON_SVG", "static_table"]

@@ -8,37 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import common, tables
-from warehouse import exports, queries
-from warehouse.db import change_stamp
-from warehouse.errors import ExportRefused
-
-FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown", "md"),
-           ("latex", "LaTeX", "application/x-tex", "tex"),
-           ("parquet", "Parquet", "application/vnd.apache.parquet", "parquet"))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, control,
-            labels):
-    """Every format of one export and its provenance, or why it was refused (one snapshot
-    of the warehouse, cached until it changes)."""
-    from harness.core.canonical import canonical_json
-
-    try:
-        built = exports.build_export(view, list(runs) or None, list(corpora) or None,
-                                     list(classes) or None, list(measures) or None,
-                                     control=control, labels=dict(labels), db_path=path)
-    except ExportRefused as exc:
-        return False, str(exc)
-    files = {fmt: exports.render(built, fmt) for fmt, *_ in FORMATS}
-    files["provenance"] = canonical_json(built.provenance)
-    return True, files
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _withheld(stamp: str, path: str) -> dict:
-    return queries.withheld_summary("publishable", db_path=path)
+from dashboard import common, downloads, tables
 
 
 def withheld_note(view: str) -> None:
@@ -46,8 +16,7 @@ def withheld_note(view: str) -> None:
     vanish silently."""
     if view != "publishable":
         return
-    path = common.db_path()
-    held = _withheld(change_stamp(path), path)
+    held = common.load("withheld_summary", "publishable")
     if not held["runs"]:
         return
     runs, corpora = len(held["runs"]), len(held["corpora"])
@@ -60,26 +29,30 @@ def withheld_note(view: str) -> None:
 def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labels) -> None:
     st.subheader("Export")
     common.tier_badge(view, tiers)
-    path = common.db_path()
-    ok, payload = _export(change_stamp(path), path, view, tuple(runs), tuple(corpora),
-                          tuple(classes), tuple(measures), control, tuple(sorted(labels.items())))
+    ok, payload = common.export_files(view, tuple(runs), tuple(corpora), tuple(classes),
+                                      tuple(measures), control)
     if not ok:
         st.warning(payload, icon=":material/block:")
         return
-    cols = st.columns(len(FORMATS) + 1)
-    for col, (fmt, label, mime, ext) in zip(cols, FORMATS):
-        col.download_button(f"Download {label}", payload[fmt], file_name=f"results-{view}.{ext}",
+    shown = labels.get(control, control) if control else None
+    cols = st.columns(len(downloads.FORMATS) + 1)
+    for col, (fmt, label, mime, ext) in zip(cols, downloads.FORMATS):
+        col.download_button(f"Download {label}", payload[fmt],
+                            file_name=downloads.file_name(view, corpora, measures, shown, ext),
                             mime=mime, key=f"download_{fmt}", icon=":material/download:",
                             on_click="ignore")
     cols[-1].download_button("Download provenance", payload["provenance"],
-                             file_name=f"results-{view}.csv.provenance.json",
+                             file_name=downloads.file_name(view, corpora, measures, shown,
+                                                           "provenance.json"),
                              mime="application/json", key="download_provenance",
                              icon=":material/download:", on_click="ignore")
     st.caption("The exports hold what the tables above show, as numbers: each value with "
                "its interval bounds and method and, with a control, the delta, its interval, "
                "the Holm-adjusted p and the mark. CSV holds the data rows only (its provenance "
                "is the JSON beside it: runs, metric engine, embedding model, corpus licences "
-               "and checksums); LaTeX is a booktabs table with a one-line source note. A "
+               "and checksums); LaTeX is paste-ready (booktabs and siunitx, one table per "
+               "corpus fitting an article's text width, the best mean in bold) and is the "
+               "same file `python -m warehouse export --format latex` writes. A "
                "publishable export refuses rather than include a row whose corpora are not "
                "all tier A; an internal one is stamped as not for publication.")
 

@@ -271,6 +271,22 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
             "SELECT run_id, control_name FROM runs WHERE list_contains(?::VARCHAR[], run_id) "
             "ORDER BY created_at, run_id", [run_ids])
         version = schema.check(conn)
+    return assemble(view, intervals, deltas, runs_info, ordered, control_id, filters, version,
+                    layout=layout, caption=caption, label=label, labels=labels,
+                    columns=columns)
+
+
+def assemble(view: str, intervals, deltas, runs_info: list[dict], ordered, control_id,
+             filters: dict, version, *, layout: str = "wide", caption: str | None = None,
+             label: str | None = None, labels: dict | None = None,
+             columns: int = 1) -> Export:
+    """An :class:`Export` from what was read: ``intervals`` (rows of
+    :func:`warehouse.queries.metric_intervals`), ``deltas`` (of
+    :func:`warehouse.queries.deltas_tested`, or None), ``runs_info`` (of
+    :func:`warehouse.queries.run_provenance`), ``ordered`` (``(run_id, control_name)``
+    oldest first).  The Python API builds its tables through here too, so a table of the
+    same runs has the same bytes whichever way it was made."""
+    run_ids = sorted(set(intervals["run_id"]))
     labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
                                           if k in run_ids}}
     rows = long_rows(intervals, deltas, labels, control_id, view)
