@@ -23,11 +23,13 @@ def export_files(path: str, view: str, runs=(), corpora=(), classes=(), measures
     """``(True, {format: content, "provenance": json})`` or ``(False, why it was
     refused)``: the export ``python -m warehouse export`` writes for the same selection."""
     from harness.core.canonical import canonical_json
+    from harness.stats.best import tied_with_best
 
     try:
         built = exports.build_export(view, list(runs) or None, list(corpora) or None,
                                      list(classes) or None, list(measures) or None,
-                                     control=control, columns=columns, db_path=path)
+                                     control=control, columns=columns,
+                                     tie_test=tied_with_best, db_path=path)
     except ExportRefused as exc:
         return False, str(exc)
     files = {fmt: exports.render(built, fmt) for fmt, *_ in FORMATS}

@@ -152,6 +152,7 @@ def _is_provenance(path: Path) -> bool:
 def cmd_export(args) -> int:
     from harness.core.canonical import canonical_json
     from harness.core.outputs import write_files
+    from harness.stats.best import tied_with_best
     from warehouse.exports import build_export, render
 
     table, sidecar = _export_targets(args)  # before the warehouse is read
@@ -159,7 +160,8 @@ def cmd_export(args) -> int:
                                             .split(",") if m.strip()]
     export = build_export(args.view, args.runs, args.corpora, args.classes, measures or None,
                           control=args.control, layout=args.layout, caption=args.caption,
-                          label=args.label, columns=args.columns, db_path=args.db)
+                          label=args.label, columns=args.columns, tie_test=tied_with_best,
+                          db_path=args.db)
     if args.fmt == "latex":
         from warehouse.render import latex_render
 

@@ -158,6 +158,32 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
     return out.reset_index(drop=True)
 
 
+def mark_ties(rows, per_query, tie_test):
+    """``rows`` with ``tied`` (bool): per corpus x class x measure with two runs or more,
+    the runs ``tie_test`` finds not significantly different from the best, over the queries
+    every run of the slice scored (the ``all`` class: every query of the corpus)."""
+    import pandas as pd
+
+    tied = pd.Series(False, index=rows.index)
+    if per_query.empty:
+        return rows.assign(tied=tied)
+    for (corpus, cls, measure), part in rows.groupby(["corpus", "class", "measure"], sort=False):
+        if len(part) < 2:
+            continue
+        pq = per_query[(per_query["corpus"] == corpus) & (per_query["measure"] == measure)]
+        if cls != ALL:
+            pq = pq[pq["query_class"] == cls]
+        wide_values = pq.pivot_table(index="query_id", columns="run_id", values="value",
+                                     aggfunc="first").reindex(columns=list(part["run_id"]))
+        wide_values = wide_values.dropna().sort_index()
+        if wide_values.empty:
+            continue
+        result = tie_test({rid: wide_values[rid].to_numpy() for rid in part["run_id"]})
+        for index, rid in zip(part.index, part["run_id"]):
+            tied[index] = bool(result[rid].tied)
+    return rows.assign(tied=tied)
+
+
 def _stricter(a, b):
     from harness.core.tiers import most_restrictive_tier
 
@@ -226,13 +252,15 @@ def _refusal(withheld, publishable_corpora) -> str:
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
                  label: str | None = None, labels: dict | None = None,
-                 columns: int = 1, db_path=None) -> Export:
+                 columns: int = 1, tie_test=None, db_path=None) -> Export:
     """The table and provenance of an export (one read-only snapshot): values with their
     stored intervals and, with ``control``, each run's delta against it with the stored
     paired test (interval, Holm-adjusted p, mark).  Every number comes from ``view``'s own
     relations; a publishable export refuses unless every row, interval and test is tier A.
     ``labels`` (run id -> name) names the runs as a page shows them; by default
-    :func:`short_labels` of the exported runs."""
+    :func:`short_labels` of the exported runs.  ``tie_test`` (the harness's
+    :func:`harness.stats.best.tied_with_best`, passed in by the commands above the
+    warehouse) marks, per corpus x class x measure, the runs tied with the best."""
     queries.relation(view, "metric_rows")
     if columns not in (1, 2):
         raise ValueError(f"columns must be 1 or 2, not {columns!r}")
@@ -271,25 +299,32 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
             "SELECT run_id, control_name FROM runs WHERE list_contains(?::VARCHAR[], run_id) "
             "ORDER BY created_at, run_id", [run_ids])
         version = schema.check(conn)
+        per_query = None
+        if tie_test is not None and len(run_ids) > 1:
+            per_query = queries.fetch_per_query_runs(conn, view, run_ids, corpora, classes,
+                                                     measures)
     return assemble(view, intervals, deltas, runs_info, ordered, control_id, filters, version,
                     layout=layout, caption=caption, label=label, labels=labels,
-                    columns=columns)
+                    columns=columns, per_query=per_query, tie_test=tie_test)
 
 
 def assemble(view: str, intervals, deltas, runs_info: list[dict], ordered, control_id,
              filters: dict, version, *, layout: str = "wide", caption: str | None = None,
              label: str | None = None, labels: dict | None = None,
-             columns: int = 1) -> Export:
+             columns: int = 1, per_query=None, tie_test=None) -> Export:
     """An :class:`Export` from what was read: ``intervals`` (rows of
     :func:`warehouse.queries.metric_intervals`), ``deltas`` (of
     :func:`warehouse.queries.deltas_tested`, or None), ``runs_info`` (of
     :func:`warehouse.queries.run_provenance`), ``ordered`` (``(run_id, control_name)``
     oldest first).  The Python API builds its tables through here too, so a table of the
-    same runs has the same bytes whichever way it was made."""
+    same runs has the same bytes whichever way it was made.  With ``per_query`` (run_id,
+    corpus, query_class, query_id, measure, value) and ``tie_test``, :func:`mark_ties`."""
     run_ids = sorted(set(intervals["run_id"]))
     labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
                                           if k in run_ids}}
     rows = long_rows(intervals, deltas, labels, control_id, view)
+    if per_query is not None and tie_test is not None:
+        rows = mark_ties(rows, per_query, tie_test)
     if view == "publishable" and (set(rows["tier"]) != {"A"} or (
             deltas is not None and len(deltas) and set(deltas["tier"]) != {"A"})):
         raise ExportRefused("refused: a non-A row reached a publishable export")
@@ -336,7 +371,7 @@ def render(export: Export, fmt: str):
 
 def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
-                 label: str | None = None, columns: int = 1, db_path=None):
+                 label: str | None = None, columns: int = 1, tie_test=None, db_path=None):
     """The metric table under ``view`` as ``fmt`` (csv, md, latex: str; parquet: bytes).
     A publishable export raises :class:`~warehouse.errors.ExportRefused` naming the
     corpora it would have to include.  CSV holds the data rows only (its provenance is
@@ -345,5 +380,5 @@ def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, mea
         raise ValueError(f"unknown export format {fmt!r}; expected one of {sorted(RENDERERS)}")
     return render(build_export(view, runs, corpora, classes, measures, control=control,
                                layout=layout, caption=caption, label=label, columns=columns,
-                               db_path=db_path),
+                               tie_test=tie_test, db_path=db_path),
                   fmt)

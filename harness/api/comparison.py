@@ -124,6 +124,7 @@ class Comparison:
         import pandas as pd
 
         from harness.claims.metrics import comparability_notes
+        from harness.stats.best import tied_with_best
         from warehouse.exports import assemble
 
         view = "publishable" if self.tier == "A" else "internal"
@@ -187,9 +188,17 @@ class Comparison:
         frame["created_at"] = frame["run_id"].map(order)
         filters = {"runs": list(ids.values()), "corpora": None, "classes": None,
                    "measures": list(measures) if measures else None}
+        per_query = pd.DataFrame(
+            [{"run_id": ids[name], "corpus": r["corpus"], "query_class": r["query_class"],
+              "query_id": r["query_id"], "measure": r["measure"], "value": r["value"]}
+             for name, e in self.evaluations.items() for r in e.per_query_rows
+             if r["measure"] in measures],
+            columns=["run_id", "corpus", "query_class", "query_id", "measure", "value"])
         return assemble(view, frame, pd.DataFrame(deltas) if self.arms else None, runs_info,
                         [(ids[n], n) for n in self.evaluations], ids[self.control], filters,
-                        None, caption=caption, label=label, columns=columns)
+                        None, caption=caption, label=label, columns=columns,
+                        per_query=per_query if len(ids) > 1 else None,
+                        tie_test=tied_with_best)
 
     def to_latex(self, caption: str | None = None, label: str | None = None, *,
                  measures=None, columns: int = 1) -> str:

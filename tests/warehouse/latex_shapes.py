@@ -45,7 +45,7 @@ def shape(*, view="publishable", control=False, measures=4, runs=3, names="short
                        "class": cls, "n": 50 if cls == "all" else 25, "measure": m,
                        "value": value, "lower": max(0.0, value - 0.0812),
                        "upper": min(1.0, value + 0.0634), "interval_method": "bca",
-                       "confidence": 0.95}
+                       "confidence": 0.95, "tied": i % 2 == 1}
                 if control:
                     delta = 0.0 if i == 0 else round(value - 0.1 - 0.8 * ((j * 3) % 11) / 10, 4)
                     row.update(control=labels[0], delta=float("nan") if i == 0 else delta,

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from harness.stats.best import tied_with_best
 from tests.pages.fixture_warehouse import build
 from warehouse import queries
 from warehouse.cli import main
@@ -132,7 +133,7 @@ def test_an_internal_only_control_never_reaches_a_publishable_export(fixture):
 def _latex(fixture, **kwargs) -> str:
     return export_table("publishable", "latex", runs=_tier_a_ids(fixture),
                         corpora=["pub", "alt"], measures=["nDCG@10", "MRR"],
-                        db_path=fixture["db"], **kwargs)
+                        tie_test=tied_with_best, db_path=fixture["db"], **kwargs)
 
 
 def test_latex_is_paste_ready(fixture):
@@ -159,8 +160,12 @@ def test_latex_is_paste_ready(fixture):
     # the line beneath; arm-two's pub mean 0.35 + 0.1 = 0.45 is the best (bold)
     pub = latex.split("Corpus pub.")[1]
     pub_all = pub.split("\\textit{lookup}")[0]
-    assert re.search(r"\ncontrol & 0\.350 & \{--\} & ", pub_all)
-    assert re.search(r"\narm-one & 0\.425 & \+0\.075\S* & ", pub_all)
+    # tied with the best (arm-two), Holm over two paired sign-flip tests against it: the
+    # control differs by -0.1 on all 6 queries (p = 2 / 2^6 = 0.03125, Holm 2 x 0.03125 =
+    # 0.0625 > 0.05), arm-one by -0.05 on the 3 even ones (p = 2 / 2^3 = 0.25): both tied
+    assert re.search(r"\ncontrol & 0\.350\$\^\{\\dagger\}\$ & \{--\} & ", pub_all)
+    assert re.search(r"\narm-one & 0\.425\$\^\{\\dagger\}\$ & \+0\.075\S* & ", pub_all)
+    assert "not significantly different from the best" in pub
     assert re.search(r"\n & \{\{\\footnotesize \[\d\.\d{3}, \d\.\d{3}\]\}\} & "
                      r"\{\{\\footnotesize \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]\}\}", pub_all)
     assert re.search(r"\narm-two & \\bfseries 0\.450 & ", pub_all)

@@ -96,6 +96,18 @@ def per_query_values(run, view: str, measures=None, corpora=None, classes=None, 
             "ORDER BY x.corpus, x.query_id, x.measure", [rid, *params])
 
 
+def fetch_per_query_runs(conn: Connection, view: str, run_ids, corpora=None, classes=None,
+                         measures=None):
+    """The per-query values of several runs (``run_id`` first), on an open connection.
+    ``classes`` does not filter: a slice's ``all`` class needs every query of its corpus."""
+    source = relation(view, "per_query")
+    where, params = _where("x", corpora=corpora, measures=measures)
+    return conn.query_df(
+        f"SELECT x.run_id, x.corpus, x.query_class, x.query_id, x.measure, x.value "
+        f"FROM {source} AS x WHERE list_contains(?::VARCHAR[], x.run_id){where} "
+        "ORDER BY x.run_id, x.corpus, x.query_id, x.measure", [list(run_ids), *params])
+
+
 def rankings(run, view: str, query_ids: Sequence[str] | None = None, *, db_path=None):
     """The stored top-k of one run (optionally for some queries)."""
     source = relation(view, "rankings")
