@@ -17,6 +17,7 @@ from typing import Any
 from harness.core.measures import MEASURES
 from harness.claims.metrics import ALL
 from warehouse import queries, schema
+from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 from warehouse.db import connect
 from warehouse.errors import ExportRefused
 from warehouse.render import INTERNAL_STAMP, RENDERERS
@@ -158,6 +159,19 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
     return out.reset_index(drop=True)
 
 
+def with_arms(rows, runs_info: list[dict]):
+    """``rows`` with, at the end, each run's comparability ``group`` (granularity and
+    relevance policy, :func:`warehouse.arms.groups_of`) and its parameters
+    (:data:`warehouse.arms.ARM_COLUMNS`)."""
+    groups = groups_of(runs_info)
+    params = {r["run_id"]: arm_parameters(r) for r in runs_info}
+    out = rows.copy()
+    out["group"] = out["run_id"].map(groups)
+    for column in ARM_COLUMNS:
+        out[column] = [params.get(rid, {}).get(column) for rid in out["run_id"]]
+    return out
+
+
 def mark_ties(rows, per_query, tie_test):
     """``rows`` with ``tied`` (bool): per corpus x class x measure with two runs or more,
     the runs ``tie_test`` finds not significantly different from the best, over the queries
@@ -167,7 +181,10 @@ def mark_ties(rows, per_query, tie_test):
     tied = pd.Series(False, index=rows.index)
     if per_query.empty:
         return rows.assign(tied=tied)
-    for (corpus, cls, measure), part in rows.groupby(["corpus", "class", "measure"], sort=False):
+    keys = ["corpus", "group", "class", "measure"] if "group" in rows.columns else \
+        ["corpus", "class", "measure"]
+    for key, part in rows.groupby(keys, sort=False):
+        corpus, cls, measure = key[0], key[-2], key[-1]
         if len(part) < 2:
             continue
         pq = per_query[(per_query["corpus"] == corpus) & (per_query["measure"] == measure)]
@@ -199,12 +216,13 @@ def wide(rows, with_control: bool):
     import pandas as pd
 
     keys = ["view", "run", "run_id", "corpus", "tier", "class", "n"]
+    arms = [c for c in ("group", *ARM_COLUMNS) if c in rows.columns]
     if rows.empty:
-        return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS])
+        return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS, *arms])
     measures = list(dict.fromkeys(rows["measure"]))
     groups: dict = {}
     for r in rows.to_dict("records"):
-        key = (r["run_id"], r["corpus"], r["class"])
+        key = (r["run_id"], r["corpus"], r["class"])  # a run is in one group
         line = groups.setdefault(key, {k: r[k] for k in keys} | (
             {"control": r["control"]} if with_control else {}))
         # the row's tier is the most restrictive of its cells
@@ -217,12 +235,14 @@ def wide(rows, with_control: bool):
             for f in DELTA_FIELDS:
                 line[f"{m} {f}"] = r[f]
         line["unanswered"], line["dropped"] = r["unanswered"], r["dropped"]
+        for column in arms:
+            line[column] = r[column]
     columns = list(keys) + (["control"] if with_control else [])
     for m in measures:
         columns += [m, *(f"{m} {f}" for f in INTERVAL_FIELDS)]
         if with_control:
             columns += [f"{m} {f}" for f in DELTA_FIELDS]
-    columns += list(COUNT_COLUMNS)
+    columns += list(COUNT_COLUMNS) + arms
     out = pd.DataFrame(list(groups.values())).reindex(columns=columns)
     for m in measures:
         for col in (m, f"{m} lower", f"{m} upper") + ((f"{m} delta", f"{m} delta_lower",
@@ -322,7 +342,7 @@ def assemble(view: str, intervals, deltas, runs_info: list[dict], ordered, contr
     run_ids = sorted(set(intervals["run_id"]))
     labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
                                           if k in run_ids}}
-    rows = long_rows(intervals, deltas, labels, control_id, view)
+    rows = with_arms(long_rows(intervals, deltas, labels, control_id, view), runs_info)
     if per_query is not None and tie_test is not None:
         rows = mark_ties(rows, per_query, tie_test)
     if view == "publishable" and (set(rows["tier"]) != {"A"} or (

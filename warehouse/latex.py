@@ -140,7 +140,9 @@ def tables_of(export, measures: list[str]) -> list[Table]:
     with_control = export.control is not None
     ties_tested = "tied" in rows.columns
     out = []
-    group_keys = ["corpus", "group"] if "group" in rows.columns else ["corpus"]
+    # runs that measured differently (granularity, relevance policy) get tables of their own
+    group_keys = ["corpus", "group"] if "group" in rows.columns and \
+        rows["group"].nunique() > 1 else ["corpus"]
     order = list(dict.fromkeys(map(tuple, rows[group_keys].itertuples(index=False))))
     order.sort(key=lambda k: ("+" in k[0], k))
     for key in order:

@@ -154,8 +154,11 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
         if with_control:
             columns.append(f"{m} Δ")
     groups: dict = {}
+    # runs that measured differently (granularity, relevance policy) never share a column
+    split = "group" in rows.columns and rows["group"].nunique() > 1
     for r in rows.to_dict("records"):
-        group = groups.setdefault((r["corpus"], r["class"]), {})
+        corpus = f"{r['corpus']} ({r['group']})" if split else r["corpus"]
+        group = groups.setdefault((corpus, r["class"]), {})
         line = group.setdefault(r["run"], {"n": r["n"]})
         line[r["measure"]] = fmt_interval(r["value"], r["lower"], r["upper"], digits,
                                           precision[r["corpus"]])
@@ -194,6 +197,15 @@ def render_csv(export) -> str:
     return out.getvalue()
 
 
+def _md_table(head, groups) -> list[str]:
+    lines = ["| " + " | ".join(escape_md(c) for c in head) + " |", "|" + "---|" * len(head)]
+    for (corpus, cls), members in groups:
+        for run, n, cells in members:
+            lines.append("| " + " | ".join(escape_md(str(v)) for v in
+                                           [run, corpus, cls, n, *cells]) + " |")
+    return lines
+
+
 def render_md(export) -> str:
     """The table as the Results page shows it (same cells), its provenance beneath; an
     internal export starts with its stamp."""
@@ -201,11 +213,20 @@ def render_md(export) -> str:
     columns, groups = presentation(export)
     head = ["run", "corpus", "class", "n", *columns]
     lines = [f"**{INTERNAL_STAMP}**", ""] if export.view != "publishable" else []
-    lines += ["| " + " | ".join(escape_md(c) for c in head) + " |", "|" + "---|" * len(head)]
-    for (corpus, cls), members in groups:
-        for run, n, cells in members:
-            lines.append("| " + " | ".join(escape_md(str(v)) for v in
-                                           [run, corpus, cls, n, *cells]) + " |")
+    rows = export.rows
+    if "group" in rows.columns and rows["group"].nunique() > 1:
+        # one table per comparability group: their numbers never share a column
+        from types import SimpleNamespace
+
+        for label in dict.fromkeys(rows["group"]):
+            part = SimpleNamespace(rows=rows[rows["group"] == label], control=export.control)
+            part_columns, part_groups = presentation(part)
+            lines += [f"**{escape_md(label)}**", ""]
+            lines += _md_table(["run", "corpus", "class", "n", *part_columns], part_groups)
+            lines.append("")
+        lines.pop()
+    else:
+        lines += _md_table(head, groups)
     lines += ["", "**Provenance**", ""]
     lines += [f"- {escape_md(line)}" for line in provenance_lines(provenance)]
     return "\n".join(lines) + "\n"

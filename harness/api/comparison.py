@@ -162,6 +162,9 @@ class Comparison:
                 "embedding_model": None, "embedding_models": None, "backend": None,
                 "mode": None, "stage": None, "code_revision": None,
                 "relevance_policy": json.dumps(doc["relevance_policy"]),
+                "granularity": (doc.get("retrieval") or {}).get("granularity"),
+                "scope": (doc.get("retrieval") or {}).get("scope"),
+                "retrieval": json.dumps(doc.get("retrieval") or {}),
                 "corpora": [{k: c.get(k) for k in ("name", "version", "licence", "tier",
                                                    "sha256")} for c in doc["corpora"]]})
         tests = {(r["arm"], r["corpus"], r["query_class"], r["measure"]): r

@@ -74,7 +74,8 @@ def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     assert header == ["view", "run", "run_id", "corpus", "tier", "class", "n",
                       "nDCG@10", "nDCG@10 lower", "nDCG@10 upper", "nDCG@10 interval_method",
                       "MRR", "MRR lower", "MRR upper", "MRR interval_method",
-                      "unanswered", "dropped"]
+                      "unanswered", "dropped", "group", "backend", "mode", "model", "fusion",
+                      "fusion_k", "bm25_k1", "bm25_b", "rerank", "granularity", "scope"]
     assert len(body) == 2 * 3 and {r[4] for r in body} == {"A"}
     assert {r[0] for r in body} == {"publishable"}
     for row in body:
