@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import runpy
 import shlex
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -39,7 +40,7 @@ LOADERS = frozenset({
     "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
-    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary",
+    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary", "per_query_runs",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
@@ -56,9 +57,12 @@ ICON_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">'
 #: bytes 8-11 of every DuckDB database file
 DUCKDB_MAGIC = b"DUCK"
 
-FILL_COMMANDS = ("make demo                                   # fill it and serve this dashboard\n"
-                 "python -m harness demo --no-serve           # fill it only\n"
-                 "python -m warehouse ingest RESULTS_DIR ...  # add results you already have")
+#: the interpreter serving this dashboard (the virtualenv's): the commands work as printed,
+#: without activating anything
+PYTHON = shlex.quote(sys.executable)
+FILL_COMMANDS = ("make demo   # fill it and serve this dashboard\n"
+                 f"{PYTHON} -m harness demo --no-serve   # fill it only\n"
+                 f"{PYTHON} -m warehouse ingest RESULTS_DIR ...   # add results you already have")
 
 
 # --------------------------------------------------------------------------- the warehouse
@@ -210,7 +214,7 @@ def run(render: Callable[[], None]) -> None:
         st.button("Try again", key="busy_retry")
     except SchemaOutOfDate as exc:
         st.error(md_text(exc))
-        st.code("python -m warehouse migrate", language="bash")
+        st.code(f"{PYTHON} -m warehouse migrate", language="bash")
     except WarehouseError as exc:
         why = not_a_database(db_path())
         if why is not None:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+import pandas as pd
+
 from dashboard import common, downloads, tables
+from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 
 
 def withheld_note(view: str) -> None:
@@ -55,6 +58,23 @@ def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labe
                "same file `python -m warehouse export --format latex` writes. A "
                "publishable export refuses rather than include a row whose corpora are not "
                "all tier A; an internal one is stamped as not for publication.")
+
+
+def _arms(runs_table, chosen_runs, labels) -> None:
+    """Each chosen run's parameters as columns: sortable (click a heading) and filterable."""
+    with st.expander("Arms as data: each run's parameters"):
+        chosen = runs_table[runs_table["run_id"].isin(set(chosen_runs))]
+        frame = pd.DataFrame([{"run": labels.get(r["run_id"], r["run_id"]),
+                               **arm_parameters(r), "run_id": r["run_id"]}
+                              for r in chosen.to_dict("records")],
+                             columns=["run", *ARM_COLUMNS, "run_id"])
+        needle = st.text_input("Filter (any parameter contains)", key="results_arm_filter")
+        if needle:
+            text = frame.astype(str).apply(lambda row: " ".join(row).lower(), axis=1)
+            frame = frame[text.str.contains(needle.lower(), regex=False)]
+        st.dataframe(frame, hide_index=True, width="stretch")
+        st.caption("The same columns are in the CSV and Parquet exports. Empty: the run does "
+                   "not have that parameter.")
 
 
 def render() -> None:
@@ -104,27 +124,44 @@ def render() -> None:
         st.info("No metric row matches these filters in this view.")
         return
 
+    runs_table = common.load("runs")
+    groups = groups_of(runs_table.to_dict("records"))
+    per_query = (common.load("per_query_runs", view, tuple(chosen_runs), corpora=corpora,
+                             measures=measures) if len(chosen_runs) > 1 else None)
+    rows = tables.tie_marks(rows, per_query, groups)
     has_intervals = rows["lower"].notna().any()
     st.caption("Values to 4 decimals"
                + (" with their stored interval (intervals.json)" if has_intervals else
                   "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
-               + (f". Δ against the control: paired delta [interval] and mark: "
+               + f". {tables.BEST_MARK.strip()} the best mean per measure and class; "
+               f"{tables.TIED_MARK.strip()} not significantly different from the best "
+               "(paired randomization test against the best run, Holm-corrected, α = 0.05). "
+               "Runs judged at another granularity or under another relevance policy are in "
+               "tables of their own: their numbers are not comparable."
+               + (f" Δ against the control: paired delta [interval] and mark: "
                   f"{common.MARK_LEGEND}. A run that measured differently from the control "
                   "(relevance policy, corpus version, granularity, scope, stage, index) shows "
                   "`not comparable` and why, never a marked delta."
-                  if control is not None else "."))
+                  if control is not None else ""))
     for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
-        part = rows[rows["corpus"] == corpus]
-        st.subheader(common.md_text(corpus))
-        common.tier_badge(view, part["tier"])
-        part_deltas = None if deltas is None else deltas[deltas["corpus"] == corpus]
-        if control is not None and control not in set(part["run_id"]):
-            st.caption(f"The control {common.md_text(labels.get(control, control))} has no "
-                       f"row on {common.md_text(corpus)}: no deltas here.")
-        st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control,
-                                              pivot),
-                     hide_index=True, width="stretch",
-                     column_config={"run": st.column_config.TextColumn("run", pinned=True)})
+        in_corpus = rows[rows["corpus"] == corpus]
+        kinds = list(dict.fromkeys(in_corpus["group"]))
+        for kind in kinds:
+            part = in_corpus[in_corpus["group"] == kind]
+            heading = corpus if len(kinds) == 1 else f"{corpus} · {kind}"
+            st.subheader(common.md_text(heading))
+            common.tier_badge(view, part["tier"])
+            part_deltas = None if deltas is None else deltas[
+                (deltas["corpus"] == corpus) & deltas["run_id"].isin(set(part["run_id"]))]
+            if control is not None and control not in set(part["run_id"]):
+                st.caption(f"The control {common.md_text(labels.get(control, control))} has "
+                           f"no row on {common.md_text(heading)}: no deltas here.")
+            st.dataframe(tables.methodology_table(part, measures, labels, part_deltas,
+                                                  control, pivot),
+                         hide_index=True, width="stretch",
+                         column_config={"run": st.column_config.TextColumn("run", pinned=True)})
+
+    _arms(runs_table, chosen_runs, labels)
 
     with st.expander("Every value, sortable"):
         common.tier_badge(view, rows["tier"])

@@ -153,15 +153,17 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
         columns.append(m)
         if with_control:
             columns.append(f"{m} Δ")
+    marks = _best_marks(rows)
     groups: dict = {}
     # runs that measured differently (granularity, relevance policy) never share a column
     split = "group" in rows.columns and rows["group"].nunique() > 1
-    for r in rows.to_dict("records"):
+    for i, r in zip(rows.index, rows.to_dict("records")):
+        r["_i"] = i
         corpus = f"{r['corpus']} ({r['group']})" if split else r["corpus"]
         group = groups.setdefault((corpus, r["class"]), {})
         line = group.setdefault(r["run"], {"n": r["n"]})
         line[r["measure"]] = fmt_interval(r["value"], r["lower"], r["upper"], digits,
-                                          precision[r["corpus"]])
+                                          precision[r["corpus"]]) + marks.get(r["_i"], "")
         if with_control:
             if r["mark"] == "control":
                 cell = "control"
@@ -175,6 +177,24 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
     out = [(key, [(run, line["n"], [line.get(c, "–") for c in columns])
                   for run, line in groups[key].items()]) for key in order]
     return columns, out
+
+
+#: what a cell shows after the best mean and after a mean tied with the best (the Results
+#: page shows the same: :data:`dashboard.tables.BEST_MARK`, ``TIED_MARK``)
+BEST_MARK, TIED_MARK = " ★", " †"
+
+
+def _best_marks(rows) -> dict:
+    """Row index -> mark, when the rows carry the tie test (``tied``): the best mean per
+    corpus x group x class x measure (two runs or more) and the runs tied with it."""
+    if "tied" not in rows.columns or rows.empty:
+        return {}
+    keys = [k for k in ("corpus", "group", "class", "measure") if k in rows.columns]
+    top = rows.groupby(keys)["value"].transform("max")
+    count = rows.groupby(keys)["value"].transform("count")
+    best = (rows["value"] == top) & (count > 1)
+    return {i: BEST_MARK if b else TIED_MARK if t else ""
+            for i, b, t in zip(rows.index, best, rows["tied"])}
 
 
 def _records(table) -> tuple[list[str], list[list]]:

@@ -106,7 +106,7 @@ def compile_tables(tmp: Path, name: str, tables: dict[str, str], columns: int = 
            "\\begin{document}\n" + "\n".join(body) + "\\typeout{SHAPE end}\n\\end{document}\n")
     (tmp / f"{name}.tex").write_text(doc, encoding="utf-8")
     done = subprocess.run([pdflatex(), "-interaction=nonstopmode", "-halt-on-error",
-                           f"{name}.tex"], cwd=tmp, capture_output=True, text=True, timeout=600)
+                           f"{name}.tex"], cwd=tmp, capture_output=True, text=True, timeout=1500)
     log = (tmp / f"{name}.log").read_text(encoding="latin-1")
     problems: dict[str, list[str]] = {}
     current = "preamble"

@@ -13,8 +13,8 @@ import pytest
 from tests.warehouse.latex_shapes import compile_tables, pdflatex, shape
 from warehouse.render import latex_render, render_latex
 
-MEASURE_COUNTS = (1, 2, 3, 4, 6, 8, 12)
-RUN_COUNTS = (1, 2, 5, 10, 20)
+MEASURE_COUNTS = (1, 2, 3, 5, 8, 12)
+RUN_COUNTS = (1, 2, 7, 20)
 
 
 def _matrix(columns: int) -> dict[str, str]:

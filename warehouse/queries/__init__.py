@@ -17,7 +17,8 @@ from warehouse.queries.results import (fetch_metric_intervals, fetch_metric_tabl
                                        withheld_summary)
 from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested,
                                        fetch_deltas_tested, fetch_per_query_runs,
-                                       per_query_pair, per_query_values, rankings)
+                                       per_query_pair, per_query_runs, per_query_values,
+                                       rankings)
 from warehouse.queries.latency import (latency, latency_distribution, latency_samples)
 from warehouse.queries.agreement import (agreement_arms, agreement_documents, agreement_results)
 from warehouse.queries.certificates import (calibration, certificate_monitoring, certificates, ppi_results)
@@ -60,6 +61,7 @@ __all__ = [
     "per_query_pair",
     "per_query_values",
     "fetch_per_query_runs",
+    "per_query_runs",
     "ppi_results",
     "rankings",
     "relation",

@@ -108,6 +108,14 @@ def fetch_per_query_runs(conn: Connection, view: str, run_ids, corpora=None, cla
         "ORDER BY x.run_id, x.corpus, x.query_id, x.measure", [list(run_ids), *params])
 
 
+def per_query_runs(view: str, run_ids, corpora=None, measures=None, *, db_path=None):
+    """:func:`fetch_per_query_runs`: the per-query values of several runs (the tie marks of
+    the Results page are computed from them)."""
+    with connect(db_path, read_only=True) as conn:
+        return fetch_per_query_runs(conn, view, resolve_runs(conn, run_ids) or [], corpora,
+                                    None, measures)
+
+
 def rankings(run, view: str, query_ids: Sequence[str] | None = None, *, db_path=None):
     """The stored top-k of one run (optionally for some queries)."""
     source = relation(view, "rankings")
