@@ -217,6 +217,7 @@ def wide(rows, with_control: bool):
 
     keys = ["view", "run", "run_id", "corpus", "tier", "class", "n"]
     arms = [c for c in ("group", *ARM_COLUMNS) if c in rows.columns]
+    tied = "tied" in rows.columns
     if rows.empty:
         return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS, *arms])
     measures = list(dict.fromkeys(rows["measure"]))
@@ -234,6 +235,8 @@ def wide(rows, with_control: bool):
         if with_control:
             for f in DELTA_FIELDS:
                 line[f"{m} {f}"] = r[f]
+        if tied:
+            line[f"{m} tied_with_best"] = bool(r["tied"])
         line["unanswered"], line["dropped"] = r["unanswered"], r["dropped"]
         for column in arms:
             line[column] = r[column]
@@ -242,6 +245,8 @@ def wide(rows, with_control: bool):
         columns += [m, *(f"{m} {f}" for f in INTERVAL_FIELDS)]
         if with_control:
             columns += [f"{m} {f}" for f in DELTA_FIELDS]
+        if tied:
+            columns.append(f"{m} tied_with_best")
     columns += list(COUNT_COLUMNS) + arms
     out = pd.DataFrame(list(groups.values())).reindex(columns=columns)
     for m in measures:

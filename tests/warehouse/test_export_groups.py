@@ -69,3 +69,14 @@ def test_csv_and_parquet_name_the_group_and_the_arm_parameters(two_levels):
                                                     measures=["nDCG@10"],
                                                     db_path=two_levels))).to_pandas()
     assert set(parquet["group"]) == {"chunk-level, graded", "file-level, graded"}
+
+
+def test_csv_says_which_runs_are_tied_with_the_best(two_levels):
+    """Per group: one run each, so nothing is tied; the column is there when the test is."""
+    from harness.stats.best import tied_with_best
+
+    frame = pd.read_csv(io.StringIO(export_table("publishable", "csv", measures=["nDCG@10"],
+                                                 tie_test=tied_with_best,
+                                                 db_path=two_levels)))
+    assert "nDCG@10 tied_with_best" in frame.columns
+    assert not frame["nDCG@10 tied_with_best"].any()

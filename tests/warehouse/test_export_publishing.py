@@ -242,3 +242,13 @@ def test_build_export_rows_are_the_screen_rows(fixture):
                              right_on=["run_id", "corpus", "query_class", "measure"])
     assert len(both) == len(tested) > 0
     assert both["delta_x"].tolist() == pytest.approx(both["delta_y"].tolist(), nan_ok=True)
+
+
+def test_csv_marks_the_runs_tied_with_the_best(fixture):
+    """pub, all, nDCG@10: arm-two is the best; the control (p = 2 / 2^6, Holm x 2 = 0.0625)
+    and arm-one (p = 2 / 2^3 = 0.25) are tied with it at 0.05."""
+    text = export_table("publishable", "csv", runs=_tier_a_ids(fixture), corpora=["pub"],
+                        measures=["nDCG@10"], tie_test=tied_with_best, db_path=fixture["db"])
+    frame = pd.read_csv(io.StringIO(text))
+    tied = frame[frame["class"] == "all"].set_index("run")["nDCG@10 tied_with_best"]
+    assert tied.to_dict() == {"control": True, "arm-one": True, "arm-two": False}
