@@ -41,11 +41,12 @@ def _part(names, what: str) -> str:
     names = [str(n) for n in names]
     if len(names) > NAMES_SHOWN:
         return f"{len(names)}-{what}"
-    return "+".join(_UNSAFE.sub("_", n).strip("._") or "_" for n in names)
+    # a pooled corpus is itself named a+b: names are joined with commas
+    return ",".join(_UNSAFE.sub("_", n).strip("._") or "_" for n in names)
 
 
 def file_name(view: str, corpora, measures, control_label: str | None, ext: str) -> str:
-    """``results-publishable-pub-nDCG@10+MRR-vs-bm25.tex``: the view, the corpora, the
+    """``results-publishable-pub-nDCG@10,MRR-vs-bm25.tex``: the view, the corpora, the
     measures and the control (``4-measures`` when more than three), in characters every
     file system takes."""
     parts = ["results", view, _part(corpora, "corpora"), _part(measures, "measures")]
