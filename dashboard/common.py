@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import runpy
 import shlex
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -39,7 +40,7 @@ LOADERS = frozenset({
     "agreement_arms", "certificates", "certificate_monitoring", "ppi_results", "calibration",
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
-    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary",
+    "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary", "per_query_runs",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
@@ -56,9 +57,12 @@ ICON_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">'
 #: bytes 8-11 of every DuckDB database file
 DUCKDB_MAGIC = b"DUCK"
 
-FILL_COMMANDS = ("make demo                                   # fill it and serve this dashboard\n"
-                 "python -m harness demo --no-serve           # fill it only\n"
-                 "python -m warehouse ingest RESULTS_DIR ...  # add results you already have")
+#: the interpreter serving this dashboard (the virtualenv's): the commands work as printed,
+#: without activating anything
+PYTHON = shlex.quote(sys.executable)
+FILL_COMMANDS = ("make demo   # fill it and serve this dashboard\n"
+                 f"{PYTHON} -m harness demo --no-serve   # fill it only\n"
+                 f"{PYTHON} -m warehouse ingest RESULTS_DIR ...   # add results you already have")
 
 
 # --------------------------------------------------------------------------- the warehouse
@@ -107,6 +111,23 @@ def withheld_note(view: str) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def _export_files(stamp: str, path: str, args: tuple):
+    from dashboard.downloads import export_files
+
+    return export_files(path, *args)
+
+
+def export_files(view: str, runs=(), corpora=(), classes=(), measures=(), control=None,
+                 columns: int = 1):
+    """:func:`dashboard.downloads.export_files` on this dashboard's warehouse (every format
+    and the provenance, or why a publishable export was refused), cached until the
+    warehouse changes."""
+    path = db_path()
+    return _export_files(change_stamp(path), path, (view, _frozen(runs), _frozen(corpora),
+                                                    _frozen(classes), _frozen(measures),
+                                                    control, columns))
+
+
 def not_a_database(path) -> str | None:
     """Why the file at ``path`` cannot be a DuckDB warehouse (zero bytes, or no DuckDB
     header), or None when it may be one.  Reads 12 bytes, takes no lock."""
@@ -208,7 +229,7 @@ def run(render: Callable[[], None]) -> None:
         st.button("Try again", key="busy_retry")
     except SchemaOutOfDate as exc:
         st.error(md_text(exc))
-        st.code("python -m warehouse migrate", language="bash")
+        st.code(f"{PYTHON} -m warehouse migrate", language="bash")
     except WarehouseError as exc:
         why = not_a_database(db_path())
         if why is not None:
@@ -270,7 +291,7 @@ def tier_badge(current_view: str, tiers=()) -> None:
 
 
 __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_signed", "mark",
-           "measure_defaults", "missing", "run_labels", "load", "run", "guidance",
+           "measure_defaults", "missing", "run_labels", "load", "export_files", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
            "run_through_app", "CATEGORY_SCHEME", "percentile_colour", "title", "terms",
            "not_a_database", "ICON_SVG", "static_table"]

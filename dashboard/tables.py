@@ -7,6 +7,7 @@ import pandas as pd
 
 from dashboard.formatting import fmt_delta, fmt_interval
 from warehouse.exports import class_order
+from warehouse import render
 from warehouse.render import interval_precision, not_comparable_text
 
 
@@ -34,9 +35,12 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
                     and control in set(rows["run_id"]))
     runs = list(dict.fromkeys(rows["run_id"]))
     cells: dict[tuple, str] = {}
+    marked = "best" in rows.columns and "tied" in rows.columns
     for r in rows.itertuples(index=False):
-        cells[(r.run_id, r.query_class, r.measure)] = fmt_interval(r.value, r.lower, r.upper,
-                                                                   digits)
+        text = fmt_interval(r.value, r.lower, r.upper, digits)
+        if marked:
+            text += BEST_MARK if r.best else TIED_MARK if r.tied else ""
+        cells[(r.run_id, r.query_class, r.measure)] = text
     deltas_at: dict[tuple, str] = {}
     if with_control:
         for d in deltas.itertuples(index=False):
@@ -83,6 +87,29 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
         for cls, m in order:
             columns += [f"{cls} · {m}", *([f"{cls} · {m} Δ"] if with_control else [])]
     return pd.DataFrame(lines).reindex(columns=columns).fillna("–")
+
+
+#: what the Results page appends to the best mean and to a mean tied with the best (the
+#: exports' marks)
+BEST_MARK, TIED_MARK = render.BEST_MARK, render.TIED_MARK
+
+
+def tie_marks(rows: pd.DataFrame, per_query: pd.DataFrame, groups: dict) -> pd.DataFrame:
+    """``rows`` (metric intervals) with ``best`` and ``tied``: per corpus x group x class x
+    measure, the highest mean and the runs a Holm-corrected paired sign-flip test cannot
+    tell from the best (:func:`harness.stats.best.tied_with_best`, as the exports mark)."""
+    from harness.stats.best import tied_with_best
+    from warehouse.exports import mark_ties
+
+    frame = rows.assign(**{"class": rows["query_class"],
+                           "group": rows["run_id"].map(groups).fillna("")})
+    keys = ["corpus", "group", "class", "measure"]
+    top = frame.groupby(keys)["value"].transform("max")
+    count = frame.groupby(keys)["value"].transform("count")
+    frame = frame.assign(best=(frame["value"] == top) & (count > 1))
+    if per_query is None or per_query.empty:
+        return frame.assign(tied=False)
+    return mark_ties(frame, per_query, tied_with_best)
 
 
 def not_comparable_cell(because) -> str:

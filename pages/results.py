@@ -8,37 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import common, tables
-from warehouse import exports, queries
-from warehouse.db import change_stamp
-from warehouse.errors import ExportRefused
+import pandas as pd
 
-FORMATS = (("csv", "CSV", "text/csv", "csv"), ("md", "Markdown", "text/markdown", "md"),
-           ("latex", "LaTeX", "application/x-tex", "tex"),
-           ("parquet", "Parquet", "application/vnd.apache.parquet", "parquet"))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _export(stamp: str, path: str, view: str, runs, corpora, classes, measures, control,
-            labels):
-    """Every format of one export and its provenance, or why it was refused (one snapshot
-    of the warehouse, cached until it changes)."""
-    from harness.core.canonical import canonical_json
-
-    try:
-        built = exports.build_export(view, list(runs) or None, list(corpora) or None,
-                                     list(classes) or None, list(measures) or None,
-                                     control=control, labels=dict(labels), db_path=path)
-    except ExportRefused as exc:
-        return False, str(exc)
-    files = {fmt: exports.render(built, fmt) for fmt, *_ in FORMATS}
-    files["provenance"] = canonical_json(built.provenance)
-    return True, files
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _withheld(stamp: str, path: str) -> dict:
-    return queries.withheld_summary("publishable", db_path=path)
+from dashboard import common, downloads, tables
+from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 
 
 def withheld_note(view: str) -> None:
@@ -46,8 +19,7 @@ def withheld_note(view: str) -> None:
     vanish silently."""
     if view != "publishable":
         return
-    path = common.db_path()
-    held = _withheld(change_stamp(path), path)
+    held = common.load("withheld_summary", "publishable")
     if not held["runs"]:
         return
     runs, corpora = len(held["runs"]), len(held["corpora"])
@@ -60,28 +32,49 @@ def withheld_note(view: str) -> None:
 def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labels) -> None:
     st.subheader("Export")
     common.tier_badge(view, tiers)
-    path = common.db_path()
-    ok, payload = _export(change_stamp(path), path, view, tuple(runs), tuple(corpora),
-                          tuple(classes), tuple(measures), control, tuple(sorted(labels.items())))
+    ok, payload = common.export_files(view, tuple(runs), tuple(corpora), tuple(classes),
+                                      tuple(measures), control)
     if not ok:
         st.warning(payload, icon=":material/block:")
         return
-    cols = st.columns(len(FORMATS) + 1)
-    for col, (fmt, label, mime, ext) in zip(cols, FORMATS):
-        col.download_button(f"Download {label}", payload[fmt], file_name=f"results-{view}.{ext}",
+    shown = labels.get(control, control) if control else None
+    cols = st.columns(len(downloads.FORMATS) + 1)
+    for col, (fmt, label, mime, ext) in zip(cols, downloads.FORMATS):
+        col.download_button(f"Download {label}", payload[fmt],
+                            file_name=downloads.file_name(view, corpora, measures, shown, ext),
                             mime=mime, key=f"download_{fmt}", icon=":material/download:",
                             on_click="ignore")
     cols[-1].download_button("Download provenance", payload["provenance"],
-                             file_name=f"results-{view}.csv.provenance.json",
+                             file_name=downloads.file_name(view, corpora, measures, shown,
+                                                           "provenance.json"),
                              mime="application/json", key="download_provenance",
                              icon=":material/download:", on_click="ignore")
     st.caption("The exports hold what the tables above show, as numbers: each value with "
                "its interval bounds and method and, with a control, the delta, its interval, "
                "the Holm-adjusted p and the mark. CSV holds the data rows only (its provenance "
                "is the JSON beside it: runs, metric engine, embedding model, corpus licences "
-               "and checksums); LaTeX is a booktabs table with a one-line source note. A "
+               "and checksums); LaTeX is paste-ready (booktabs and siunitx, one table per "
+               "corpus fitting an article's text width, the best mean in bold) and is the "
+               "same file `python -m warehouse export --format latex` writes. A "
                "publishable export refuses rather than include a row whose corpora are not "
                "all tier A; an internal one is stamped as not for publication.")
+
+
+def _arms(runs_table, chosen_runs, labels) -> None:
+    """Each chosen run's parameters as columns: sortable (click a heading) and filterable."""
+    with st.expander("Arms as data: each run's parameters"):
+        chosen = runs_table[runs_table["run_id"].isin(set(chosen_runs))]
+        frame = pd.DataFrame([{"run": labels.get(r["run_id"], r["run_id"]),
+                               **arm_parameters(r), "run_id": r["run_id"]}
+                              for r in chosen.to_dict("records")],
+                             columns=["run", *ARM_COLUMNS, "run_id"])
+        needle = st.text_input("Filter (any parameter contains)", key="results_arm_filter")
+        if needle:
+            text = frame.astype(str).apply(lambda row: " ".join(row).lower(), axis=1)
+            frame = frame[text.str.contains(needle.lower(), regex=False)]
+        st.dataframe(frame, hide_index=True, width="stretch")
+        st.caption("The same columns are in the CSV and Parquet exports. Empty: the run does "
+                   "not have that parameter.")
 
 
 def render() -> None:
@@ -131,27 +124,44 @@ def render() -> None:
         st.info("No metric row matches these filters in this view.")
         return
 
+    runs_table = common.load("runs")
+    groups = groups_of(runs_table.to_dict("records"))
+    per_query = (common.load("per_query_runs", view, tuple(chosen_runs), corpora=corpora,
+                             measures=measures) if len(chosen_runs) > 1 else None)
+    rows = tables.tie_marks(rows, per_query, groups)
     has_intervals = rows["lower"].notna().any()
     st.caption("Values to 4 decimals"
                + (" with their stored interval (intervals.json)" if has_intervals else
                   "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
-               + (f". Δ against the control: paired delta [interval] and mark: "
+               + f". {tables.BEST_MARK.strip()} the best mean per measure and class; "
+               f"{tables.TIED_MARK.strip()} not significantly different from the best "
+               "(paired randomization test against the best run, Holm-corrected, α = 0.05). "
+               "Runs judged at another granularity or under another relevance policy are in "
+               "tables of their own: their numbers are not comparable."
+               + (f" Δ against the control: paired delta [interval] and mark: "
                   f"{common.MARK_LEGEND}. A run that measured differently from the control "
                   "(relevance policy, corpus version, granularity, scope, stage, index) shows "
                   "`not comparable` and why, never a marked delta."
-                  if control is not None else "."))
+                  if control is not None else ""))
     for corpus in sorted(rows["corpus"].unique(), key=lambda c: ("+" in c, c)):
-        part = rows[rows["corpus"] == corpus]
-        st.subheader(common.md_text(corpus))
-        common.tier_badge(view, part["tier"])
-        part_deltas = None if deltas is None else deltas[deltas["corpus"] == corpus]
-        if control is not None and control not in set(part["run_id"]):
-            st.caption(f"The control {common.md_text(labels.get(control, control))} has no "
-                       f"row on {common.md_text(corpus)}: no deltas here.")
-        st.dataframe(tables.methodology_table(part, measures, labels, part_deltas, control,
-                                              pivot),
-                     hide_index=True, width="stretch",
-                     column_config={"run": st.column_config.TextColumn("run", pinned=True)})
+        in_corpus = rows[rows["corpus"] == corpus]
+        kinds = list(dict.fromkeys(in_corpus["group"]))
+        for kind in kinds:
+            part = in_corpus[in_corpus["group"] == kind]
+            heading = corpus if len(kinds) == 1 else f"{corpus} · {kind}"
+            st.subheader(common.md_text(heading))
+            common.tier_badge(view, part["tier"])
+            part_deltas = None if deltas is None else deltas[
+                (deltas["corpus"] == corpus) & deltas["run_id"].isin(set(part["run_id"]))]
+            if control is not None and control not in set(part["run_id"]):
+                st.caption(f"The control {common.md_text(labels.get(control, control))} has "
+                           f"no row on {common.md_text(heading)}: no deltas here.")
+            st.dataframe(tables.methodology_table(part, measures, labels, part_deltas,
+                                                  control, pivot),
+                         hide_index=True, width="stretch",
+                         column_config={"run": st.column_config.TextColumn("run", pinned=True)})
+
+    _arms(runs_table, chosen_runs, labels)
 
     with st.expander("Every value, sortable"):
         common.tier_badge(view, rows["tier"])

@@ -92,7 +92,13 @@ def _export_args(p) -> None:
                    help="run id, id prefix or control name (repeatable)")
     p.add_argument("--corpus", action="append", dest="corpora", default=None, help="repeatable")
     p.add_argument("--class", action="append", dest="classes", default=None, help="repeatable")
-    p.add_argument("--measure", action="append", dest="measures", default=None, help="repeatable")
+    p.add_argument("--measure", action="append", dest="measures", default=None,
+                   help="repeatable; latex and md show DEFAULT_MEASURES when none is given")
+    p.add_argument("--measures", default=None, metavar="M1,M2", dest="measures_list",
+                   help="the measures, comma-separated (adds to --measure)")
+    p.add_argument("--columns", type=int, choices=(1, 2), default=1,
+                   help="latex: fit the text width of a one-column article (345 pt; default) "
+                        "or one column of a two-column one (229.5 pt)")
     p.add_argument("--control", default=None, metavar="NAME",
                    help="control run (id, id prefix or control name): adds each run's delta "
                         "against it, the delta's interval, Holm-adjusted p and mark")
@@ -146,12 +152,21 @@ def _is_provenance(path: Path) -> bool:
 def cmd_export(args) -> int:
     from harness.core.canonical import canonical_json
     from harness.core.outputs import write_files
+    from harness.stats.best import tied_with_best
     from warehouse.exports import build_export, render
 
     table, sidecar = _export_targets(args)  # before the warehouse is read
-    export = build_export(args.view, args.runs, args.corpora, args.classes, args.measures,
+    measures = list(args.measures or []) + [m.strip() for m in (args.measures_list or "")
+                                            .split(",") if m.strip()]
+    export = build_export(args.view, args.runs, args.corpora, args.classes, measures or None,
                           control=args.control, layout=args.layout, caption=args.caption,
-                          label=args.label, db_path=args.db)
+                          label=args.label, columns=args.columns, tie_test=tied_with_best,
+                          db_path=args.db)
+    if args.fmt == "latex":
+        from warehouse.render import latex_render
+
+        for warning in latex_render(export).warnings:
+            print(f"note: {warning}", file=sys.stderr)
     table, sidecar = _export_targets(args)  # as they are now, just before they are written
     # the last step: a Ctrl-C while the two files are put in place lets them finish
     write_files([(table, render(export, args.fmt)), (sidecar, canonical_json(export.provenance))],

@@ -17,6 +17,7 @@ from typing import Any
 from harness.core.measures import MEASURES
 from harness.claims.metrics import ALL
 from warehouse import queries, schema
+from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 from warehouse.db import connect
 from warehouse.errors import ExportRefused
 from warehouse.render import INTERNAL_STAMP, RENDERERS
@@ -53,6 +54,8 @@ class Export:
     labels: dict = field(default_factory=dict)
     caption: str | None = None
     label: str | None = None
+    #: LaTeX: 1 (fit an article's text width) or 2 (one column of a two-column article)
+    columns: int = 1
 
 
 def measure_order(names) -> list[str]:
@@ -156,6 +159,48 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
     return out.reset_index(drop=True)
 
 
+def with_arms(rows, runs_info: list[dict]):
+    """``rows`` with, at the end, each run's comparability ``group`` (granularity and
+    relevance policy, :func:`warehouse.arms.groups_of`) and its parameters
+    (:data:`warehouse.arms.ARM_COLUMNS`)."""
+    groups = groups_of(runs_info)
+    params = {r["run_id"]: arm_parameters(r) for r in runs_info}
+    out = rows.copy()
+    out["group"] = out["run_id"].map(groups)
+    for column in ARM_COLUMNS:
+        out[column] = [params.get(rid, {}).get(column) for rid in out["run_id"]]
+    return out
+
+
+def mark_ties(rows, per_query, tie_test):
+    """``rows`` with ``tied`` (bool): per corpus x class x measure with two runs or more,
+    the runs ``tie_test`` finds not significantly different from the best, over the queries
+    every run of the slice scored (the ``all`` class: every query of the corpus)."""
+    import pandas as pd
+
+    tied = pd.Series(False, index=rows.index)
+    if per_query.empty:
+        return rows.assign(tied=tied)
+    keys = ["corpus", "group", "class", "measure"] if "group" in rows.columns else \
+        ["corpus", "class", "measure"]
+    for key, part in rows.groupby(keys, sort=False):
+        corpus, cls, measure = key[0], key[-2], key[-1]
+        if len(part) < 2:
+            continue
+        pq = per_query[(per_query["corpus"] == corpus) & (per_query["measure"] == measure)]
+        if cls != ALL:
+            pq = pq[pq["query_class"] == cls]
+        wide_values = pq.pivot_table(index="query_id", columns="run_id", values="value",
+                                     aggfunc="first").reindex(columns=list(part["run_id"]))
+        wide_values = wide_values.dropna().sort_index()
+        if wide_values.empty:
+            continue
+        result = tie_test({rid: wide_values[rid].to_numpy() for rid in part["run_id"]})
+        for index, rid in zip(part.index, part["run_id"]):
+            tied[index] = bool(result[rid].tied)
+    return rows.assign(tied=tied)
+
+
 def _stricter(a, b):
     from harness.core.tiers import most_restrictive_tier
 
@@ -171,12 +216,14 @@ def wide(rows, with_control: bool):
     import pandas as pd
 
     keys = ["view", "run", "run_id", "corpus", "tier", "class", "n"]
+    arms = [c for c in ("group", *ARM_COLUMNS) if c in rows.columns]
+    tied = "tied" in rows.columns
     if rows.empty:
-        return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS])
+        return pd.DataFrame(columns=[*keys, *COUNT_COLUMNS, *arms])
     measures = list(dict.fromkeys(rows["measure"]))
     groups: dict = {}
     for r in rows.to_dict("records"):
-        key = (r["run_id"], r["corpus"], r["class"])
+        key = (r["run_id"], r["corpus"], r["class"])  # a run is in one group
         line = groups.setdefault(key, {k: r[k] for k in keys} | (
             {"control": r["control"]} if with_control else {}))
         # the row's tier is the most restrictive of its cells
@@ -188,13 +235,19 @@ def wide(rows, with_control: bool):
         if with_control:
             for f in DELTA_FIELDS:
                 line[f"{m} {f}"] = r[f]
+        if tied:
+            line[f"{m} tied_with_best"] = bool(r["tied"])
         line["unanswered"], line["dropped"] = r["unanswered"], r["dropped"]
+        for column in arms:
+            line[column] = r[column]
     columns = list(keys) + (["control"] if with_control else [])
     for m in measures:
         columns += [m, *(f"{m} {f}" for f in INTERVAL_FIELDS)]
         if with_control:
             columns += [f"{m} {f}" for f in DELTA_FIELDS]
-    columns += list(COUNT_COLUMNS)
+        if tied:
+            columns.append(f"{m} tied_with_best")
+    columns += list(COUNT_COLUMNS) + arms
     out = pd.DataFrame(list(groups.values())).reindex(columns=columns)
     for m in measures:
         for col in (m, f"{m} lower", f"{m} upper") + ((f"{m} delta", f"{m} delta_lower",
@@ -224,14 +277,18 @@ def _refusal(withheld, publishable_corpora) -> str:
 def build_export(view: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
                  label: str | None = None, labels: dict | None = None,
-                 db_path=None) -> Export:
+                 columns: int = 1, tie_test=None, db_path=None) -> Export:
     """The table and provenance of an export (one read-only snapshot): values with their
     stored intervals and, with ``control``, each run's delta against it with the stored
     paired test (interval, Holm-adjusted p, mark).  Every number comes from ``view``'s own
     relations; a publishable export refuses unless every row, interval and test is tier A.
     ``labels`` (run id -> name) names the runs as a page shows them; by default
-    :func:`short_labels` of the exported runs."""
+    :func:`short_labels` of the exported runs.  ``tie_test`` (the harness's
+    :func:`harness.stats.best.tied_with_best`, passed in by the commands above the
+    warehouse) marks, per corpus x class x measure, the runs tied with the best."""
     queries.relation(view, "metric_rows")
+    if columns not in (1, 2):
+        raise ValueError(f"columns must be 1 or 2, not {columns!r}")
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; expected one of {list(LAYOUTS)}")
     with connect(db_path, read_only=True) as conn:
@@ -267,9 +324,32 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
             "SELECT run_id, control_name FROM runs WHERE list_contains(?::VARCHAR[], run_id) "
             "ORDER BY created_at, run_id", [run_ids])
         version = schema.check(conn)
+        per_query = None
+        if tie_test is not None and len(run_ids) > 1:
+            per_query = queries.fetch_per_query_runs(conn, view, run_ids, corpora, classes,
+                                                     measures)
+    return assemble(view, intervals, deltas, runs_info, ordered, control_id, filters, version,
+                    layout=layout, caption=caption, label=label, labels=labels,
+                    columns=columns, per_query=per_query, tie_test=tie_test)
+
+
+def assemble(view: str, intervals, deltas, runs_info: list[dict], ordered, control_id,
+             filters: dict, version, *, layout: str = "wide", caption: str | None = None,
+             label: str | None = None, labels: dict | None = None,
+             columns: int = 1, per_query=None, tie_test=None) -> Export:
+    """An :class:`Export` from what was read: ``intervals`` (rows of
+    :func:`warehouse.queries.metric_intervals`), ``deltas`` (of
+    :func:`warehouse.queries.deltas_tested`, or None), ``runs_info`` (of
+    :func:`warehouse.queries.run_provenance`), ``ordered`` (``(run_id, control_name)``
+    oldest first).  The Python API builds its tables through here too, so a table of the
+    same runs has the same bytes whichever way it was made.  With ``per_query`` (run_id,
+    corpus, query_class, query_id, measure, value) and ``tie_test``, :func:`mark_ties`."""
+    run_ids = sorted(set(intervals["run_id"]))
     labels = {**short_labels(ordered), **{k: v for k, v in (labels or {}).items()
                                           if k in run_ids}}
-    rows = long_rows(intervals, deltas, labels, control_id, view)
+    rows = with_arms(long_rows(intervals, deltas, labels, control_id, view), runs_info)
+    if per_query is not None and tie_test is not None:
+        rows = mark_ties(rows, per_query, tie_test)
     if view == "publishable" and (set(rows["tier"]) != {"A"} or (
             deltas is not None and len(deltas) and set(deltas["tier"]) != {"A"})):
         raise ExportRefused("refused: a non-A row reached a publishable export")
@@ -304,7 +384,7 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
         "corpora": [json.loads(c) for c in corpora_info],
     }
     return Export(view, table, provenance, rows=rows, layout=layout, control=control_id,
-                  labels=labels, caption=caption, label=label)
+                  labels=labels, caption=caption, label=label, columns=columns)
 
 
 def render(export: Export, fmt: str):
@@ -316,7 +396,7 @@ def render(export: Export, fmt: str):
 
 def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, measures=None, *,
                  control=None, layout: str = "wide", caption: str | None = None,
-                 label: str | None = None, db_path=None):
+                 label: str | None = None, columns: int = 1, tie_test=None, db_path=None):
     """The metric table under ``view`` as ``fmt`` (csv, md, latex: str; parquet: bytes).
     A publishable export raises :class:`~warehouse.errors.ExportRefused` naming the
     corpora it would have to include.  CSV holds the data rows only (its provenance is
@@ -324,5 +404,6 @@ def export_table(view: str, fmt: str, runs=None, corpora=None, classes=None, mea
     if fmt not in RENDERERS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {sorted(RENDERERS)}")
     return render(build_export(view, runs, corpora, classes, measures, control=control,
-                               layout=layout, caption=caption, label=label, db_path=db_path),
+                               layout=layout, caption=caption, label=label, columns=columns,
+                               tie_test=tie_test, db_path=db_path),
                   fmt)

@@ -20,21 +20,9 @@ from harness.core.markdown import md_escape
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
-_LATEX = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-    "\n": " ", "\r": " ",
-}
-
-
 def neutralise_csv(text: str) -> str:
     """A text cell no spreadsheet will evaluate."""
     return "'" + text if text.startswith(FORMULA_PREFIXES) else text
-
-
-def escape_latex(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
 def escape_md(text: str) -> str:
@@ -165,12 +153,17 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
         columns.append(m)
         if with_control:
             columns.append(f"{m} Δ")
+    marks = _best_marks(rows)
     groups: dict = {}
-    for r in rows.to_dict("records"):
-        group = groups.setdefault((r["corpus"], r["class"]), {})
+    # runs that measured differently (granularity, relevance policy) never share a column
+    split = "group" in rows.columns and rows["group"].nunique() > 1
+    for i, r in zip(rows.index, rows.to_dict("records")):
+        r["_i"] = i
+        corpus = f"{r['corpus']} ({r['group']})" if split else r["corpus"]
+        group = groups.setdefault((corpus, r["class"]), {})
         line = group.setdefault(r["run"], {"n": r["n"]})
         line[r["measure"]] = fmt_interval(r["value"], r["lower"], r["upper"], digits,
-                                          precision[r["corpus"]])
+                                          precision[r["corpus"]]) + marks.get(r["_i"], "")
         if with_control:
             if r["mark"] == "control":
                 cell = "control"
@@ -184,6 +177,24 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
     out = [(key, [(run, line["n"], [line.get(c, "–") for c in columns])
                   for run, line in groups[key].items()]) for key in order]
     return columns, out
+
+
+#: what a cell shows after the best mean and after a mean tied with the best (the Results
+#: page shows the same: :data:`dashboard.tables.BEST_MARK`, ``TIED_MARK``)
+BEST_MARK, TIED_MARK = " ★", " †"
+
+
+def _best_marks(rows) -> dict:
+    """Row index -> mark, when the rows carry the tie test (``tied``): the best mean per
+    corpus x group x class x measure (two runs or more) and the runs tied with it."""
+    if "tied" not in rows.columns or rows.empty:
+        return {}
+    keys = [k for k in ("corpus", "group", "class", "measure") if k in rows.columns]
+    top = rows.groupby(keys)["value"].transform("max")
+    count = rows.groupby(keys)["value"].transform("count")
+    best = (rows["value"] == top) & (count > 1)
+    return {i: BEST_MARK if b else TIED_MARK if t else ""
+            for i, b, t in zip(rows.index, best, rows["tied"])}
 
 
 def _records(table) -> tuple[list[str], list[list]]:
@@ -206,6 +217,15 @@ def render_csv(export) -> str:
     return out.getvalue()
 
 
+def _md_table(head, groups) -> list[str]:
+    lines = ["| " + " | ".join(escape_md(c) for c in head) + " |", "|" + "---|" * len(head)]
+    for (corpus, cls), members in groups:
+        for run, n, cells in members:
+            lines.append("| " + " | ".join(escape_md(str(v)) for v in
+                                           [run, corpus, cls, n, *cells]) + " |")
+    return lines
+
+
 def render_md(export) -> str:
     """The table as the Results page shows it (same cells), its provenance beneath; an
     internal export starts with its stamp."""
@@ -213,18 +233,27 @@ def render_md(export) -> str:
     columns, groups = presentation(export)
     head = ["run", "corpus", "class", "n", *columns]
     lines = [f"**{INTERNAL_STAMP}**", ""] if export.view != "publishable" else []
-    lines += ["| " + " | ".join(escape_md(c) for c in head) + " |", "|" + "---|" * len(head)]
-    for (corpus, cls), members in groups:
-        for run, n, cells in members:
-            lines.append("| " + " | ".join(escape_md(str(v)) for v in
-                                           [run, corpus, cls, n, *cells]) + " |")
+    rows = export.rows
+    if "group" in rows.columns and rows["group"].nunique() > 1:
+        # one table per comparability group: their numbers never share a column
+        from types import SimpleNamespace
+
+        for label in dict.fromkeys(rows["group"]):
+            part = SimpleNamespace(rows=rows[rows["group"] == label], control=export.control)
+            part_columns, part_groups = presentation(part)
+            lines += [f"**{escape_md(label)}**", ""]
+            lines += _md_table(["run", "corpus", "class", "n", *part_columns], part_groups)
+            lines.append("")
+        lines.pop()
+    else:
+        lines += _md_table(head, groups)
     lines += ["", "**Provenance**", ""]
     lines += [f"- {escape_md(line)}" for line in provenance_lines(provenance)]
     return "\n".join(lines) + "\n"
 
 
-#: LaTeX: values and bounds to 3 decimals, ``0.123 [0.101, 0.140]`` (docs/exports.md)
-LATEX_DIGITS = 3
+#: the measures a table shows when none are chosen (the dashboard's default selection too)
+DEFAULT_MEASURES = ("nDCG@10", "R@10", "MRR@10", "Success@1")
 
 
 def source_note(provenance: dict) -> str:
@@ -243,48 +272,54 @@ def source_note(provenance: dict) -> str:
     return note + "."
 
 
-def render_latex(export) -> str:
-    """A paste-ready ``table`` (needs ``\\usepackage{booktabs}``): caption and label, the
-    measures as columns, the classes as row groups, short run names, intervals as
-    ``0.123 [0.101, 0.140]``, a one-line source note beneath; an internal export is stamped
-    in its first line and its caption."""
-    provenance = export.provenance
-    columns, groups = presentation(export, LATEX_DIGITS, LATEX_DIGITS, LATEX_DIGITS)
-    corpora = sorted({corpus for (corpus, _), _ in groups})
+def latex_measures(export) -> tuple[list[str], bool]:
+    """The measures a LaTeX table shows: those chosen, else the default set that the exported
+    rows hold (``DEFAULT_MEASURES``; all of them when none of the defaults is there).  The
+    flag says whether the default set was used (the caption then names it)."""
+    held = list(dict.fromkeys(export.rows["measure"]))
+    if export.provenance["filters"].get("measures"):
+        return held, False
+    chosen = [m for m in DEFAULT_MEASURES if m in held]
+    return (chosen or held[:len(DEFAULT_MEASURES)]), True
+
+
+def latex_caption(export, measures: list[str], default: bool) -> str:
+    """The caption: ``--caption`` (or "Retrieval results on CORPORA."), the default measure
+    set named when it was used, the internal stamp first on an internal export."""
+    corpora = sorted(set(export.rows["corpus"]))
     caption = export.caption or f"Retrieval results on {', '.join(corpora)}."
+    if default:
+        caption = (caption.rstrip().rstrip(".")
+                   + f". Measures: {', '.join(measures)} (the default set).")
     if export.view != "publishable":
         caption = f"{INTERNAL_STAMP}. {caption}"
-    label = export.label or "tab:results"
-    width = 2 + len(columns)
-    lines = [f"% {INTERNAL_STAMP}" if export.view != "publishable" else
-             "% publishable (tier A only)",
-             "% needs \\usepackage{booktabs}; provenance in the .provenance.json sidecar",
-             "\\begin{table}[ht]", "\\centering",
-             f"\\caption{{{escape_latex(caption)}}}", f"\\label{{{escape_latex(label)}}}",
-             f"\\begin{{tabular}}{{l r {' '.join('l' for _ in columns)}}}", "\\toprule",
-             " & ".join(["run", "$n$", *(_latex_head(c) for c in columns)]) + " \\\\"]
-    for (corpus, cls), members in groups:
-        lines.append("\\midrule")
-        lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\textit{{{escape_latex(corpus)}, "
-                     f"{escape_latex(cls)}}}}} \\\\")
-        for run, n, cells in members:
-            lines.append(" & ".join([escape_latex(run), str(n),
-                                     *(_latex_cell(c) for c in cells)]) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "\\par\\smallskip",
-              "{\\footnotesize " + escape_latex(source_note(provenance)) + "}",
-              "\\end{table}"]
-    return "\n".join(lines) + "\n"
+    return caption
 
 
-def _latex_head(column: str) -> str:
-    """``nDCG@10 Δ`` (the screen's name) as ``$\\Delta$ nDCG@10``."""
-    if column.endswith(" Δ"):
-        return "$\\Delta$ " + escape_latex(column[:-2])
-    return escape_latex(column)
+def latex_note(export) -> str:
+    """The line under a LaTeX table: the interval's level, then :func:`source_note`."""
+    levels = sorted({float(c) for c in export.rows["confidence"] if not missing(c)})
+    level = ("Means with their " + "/".join(f"{100 * c:g}%" for c in levels)
+             + " intervals. ") if levels else ""
+    return level + source_note(export.provenance)
 
 
-def _latex_cell(text: str) -> str:
-    return escape_latex(text).replace("–", "--").replace(" *", "$^{*}$")
+def latex_render(export):
+    """:class:`warehouse.latex.Rendered`: the text and what to say on stderr."""
+    from warehouse.latex import render_tables
+
+    measures, default = latex_measures(export)
+    return render_tables(export, measures, latex_caption(export, measures, default),
+                         export.label or "tab:results", latex_note(export),
+                         getattr(export, "columns", 1))
+
+
+def render_latex(export) -> str:
+    """Paste-ready tables (:mod:`warehouse.latex`): the first lines name the packages
+    (``booktabs``, ``siunitx``), one table per corpus fitting the text width, the classes as
+    row groups, means aligned on the decimal point with their intervals, the best in bold;
+    an internal export is stamped in its first line and its caption."""
+    return latex_render(export).text
 
 
 def render_parquet(export) -> bytes:

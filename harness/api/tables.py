@@ -11,15 +11,8 @@ import html
 import math
 from typing import Sequence
 
+from harness.core.latex import escape_latex as latex_escape
 from harness.core.tiers import PUBLISHABLE
-
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-          "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text) -> str:
-    return "".join(_LATEX.get(c, c) for c in str(text))
 
 
 def cell(value, digits: int = 4) -> str:

@@ -43,6 +43,7 @@ import os
 import signal
 import socket
 import subprocess
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -501,8 +502,11 @@ def serve(db: Path, port: int) -> int:
 
 def serve_hint(db: Path, port: int) -> str:
     """How to open the dashboard on this warehouse later (what ``--no-serve`` ends with)."""
-    return (f"open the dashboard: {settings.WAREHOUSE}={db} {Path(sys.executable).name} -m "
-            f"streamlit run {REPO / 'app.py'} --server.address 127.0.0.1 --server.port {port}"
+    # the interpreter running now (the virtualenv's), so the line works without activating it
+    return (f"open the dashboard: {settings.WAREHOUSE}={shlex.quote(str(db))} "
+            f"{shlex.quote(sys.executable)} -m streamlit run "
+            f"{shlex.quote(str(REPO / 'app.py'))} --server.address 127.0.0.1 "
+            f"--server.port {port}"
             f"\n  then http://127.0.0.1:{port}  (or rerun the demo without --no-serve)")
 
 

@@ -117,7 +117,8 @@ def test_a_publishable_csv_download_holds_tier_a_rows_only(server, page, tmp_pat
     assert rows and {r["tier"] for r in rows} == {"A"}
     assert {r["corpus"] for r in rows} == {"alt", "pub", "alt+pub"}
     assert "secretcorpus" not in text and "CC-BY-NC" not in text
-    assert info.value.suggested_filename == "results-publishable.csv"
+    # the name carries the selection: view, corpora, measures
+    assert info.value.suggested_filename == "results-publishable-alt,alt+pub,pub-nDCG@10.csv"
 
 
 def test_a_run_scored_while_the_dashboard_is_up_is_ingested_at_once(server, page, tmp_path):

@@ -87,7 +87,8 @@ def test_the_exports_hold_the_screens_numbers_with_a_control(app, fixture_wareho
             line = csv[(csv["run"] == row["run"]) & (csv["corpus"] == corpus)
                        & (csv["class"] == row["class"])].iloc[0]
             # the screen's "0.4250 [0.31, 0.55]" is the CSV's value and bounds, rounded
-            value = row["nDCG@10"].split(" [")[0]
+            # (then the best's ★ or a tied run's †, the Markdown's marks too)
+            value = row["nDCG@10"].split(" [")[0].split(" ")[0]
             assert f"{line['nDCG@10']:.4f}" == value
             if row["nDCG@10 Δ"] not in ("control", "–"):
                 assert f"{line['nDCG@10 delta']:+.4f}" == row["nDCG@10 Δ"].split(" ")[0]
@@ -159,3 +160,19 @@ def test_the_overview_says_what_the_publishable_view_withholds(app):
     assert any(n.startswith("1 run / 1 corpus withheld (not tier A): secretcorpus") for n in notes), notes
     at.radio(key="tier_view").set_value("internal").run()
     assert not any("withheld" in i.value for i in at.info)
+
+
+def test_the_best_is_starred_and_runs_tied_with_it_carry_a_dagger(app, fixture_warehouse):
+    """pub, all, nDCG@10 with control, arm-one and arm-two chosen: arm-two (0.35 + 0.1 =
+    0.45) is the best; the control (-0.1 on all 6 queries: p = 2 / 2^6 = 0.03125, Holm
+    2 x 0.03125 = 0.0625) and arm-one (-0.05 on the 3 even queries: p = 2 / 2^3 = 0.25) are
+    both tied with it at 0.05."""
+    ids = fixture_warehouse["ids"]
+    at = goto(app(), "results.py", "publishable")
+    at.multiselect(key="results_runs_publishable").set_value(
+        [ids["control"], ids["arm-one"], ids["arm-two"]]).run()
+    pub = _tables(at)["pub"]
+    cells = {r["run"]: r["nDCG@10"] for r in pub.to_dict("records") if r["class"] == "all"}
+    assert cells["arm-two"].endswith(tables.BEST_MARK)
+    assert cells["control"].endswith(tables.TIED_MARK)
+    assert cells["arm-one"].endswith(tables.TIED_MARK)

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from harness.stats.best import tied_with_best
 from warehouse import queries
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
@@ -132,7 +133,7 @@ def test_an_internal_only_control_never_reaches_a_publishable_export(fixture):
 def _latex(fixture, **kwargs) -> str:
     return export_table("publishable", "latex", runs=_tier_a_ids(fixture),
                         corpora=["pub", "alt"], measures=["nDCG@10", "MRR"],
-                        db_path=fixture["db"], **kwargs)
+                        tie_test=tied_with_best, db_path=fixture["db"], **kwargs)
 
 
 def test_latex_is_paste_ready(fixture):
@@ -140,30 +141,40 @@ def test_latex_is_paste_ready(fixture):
     latex = _latex(fixture, control=ids["control"], caption="Fusion arms against the control",
                    label="tab:fusion")
     for needed in ("\\toprule", "\\midrule", "\\bottomrule", "\\label{tab:fusion}",
-                   "\\caption{Fusion arms against the control}"):
+                   "\\caption{Fusion arms against the control. Corpus alt.}",
+                   "\\caption{Fusion arms against the control. Corpus pub.}"):
         assert needed in latex, needed
     assert "\\hline" not in latex
+    assert latex.splitlines()[1] == "% \\usepackage{booktabs,siunitx}"
     # short run names, never hash ids
     for rid in ids.values():
         assert rid[:8] not in latex
-    assert re.search(r"\ncontrol & 6 & ", latex)
-    # measures as columns, classes as row groups (all first)
-    header = [line for line in latex.splitlines() if line.startswith("run & ")][0]
-    assert header == "run & $n$ & nDCG@10 & $\\Delta$ nDCG@10 & MRR & $\\Delta$ MRR \\\\"
-    groups = re.findall(r"\\multicolumn\{6\}\{l\}\{\\textit\{(.*?)\}\}", latex)
-    assert groups == ["alt, all", "alt, lookup", "alt, summarize", "pub, all", "pub, lookup",
-                      "pub, summarize"]
-    # intervals as 0.123 [0.101, 0.140]: the control's pub mean 0.35 to 3 decimals
-    pub_all = latex.split("\\textit{pub, all}")[1]
-    assert re.search(r"control & 6 & 0\.350 \[\d\.\d{3}, \d\.\d{3}\] & control", pub_all)
-    assert re.search(r"arm-one & 6 & 0\.425 \[\d\.\d{3}, \d\.\d{3}\] & \+0\.075 "
-                     r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", pub_all)
-    # a one-line source note: corpora with tier and query count, engine and version
-    note = [line for line in latex.splitlines() if line.startswith("{\\footnotesize Source:")]
-    assert len(note) == 1
-    assert "pub (tier A, MIT, 6 queries)" in note[0] and "alt (tier A, CC0-1.0, 6 queries)" \
-        in note[0]
-    assert "pytrec\\_eval\\_terrier 0.5.10" in note[0]
+    # one table per corpus; measures as columns (mean and delta under each name), classes as
+    # row groups (all first)
+    assert latex.count("\\begin{table}") == 2
+    assert "run & \\multicolumn{2}{c}{nDCG@10} & \\multicolumn{2}{c}{MRR} \\\\" in latex
+    groups = re.findall(r"\\multicolumn\{5\}\{@\{\}l\}\{\\textit\{(.*?)\} \(\$n = (\d+)\$\)\}",
+                        latex)
+    assert groups == [("all", "6"), ("lookup", "3"), ("summarize", "3")] * 2
+    # the control's pub mean 0.35 to 3 decimals; arm-one's delta +0.075 with its interval on
+    # the line beneath; arm-two's pub mean 0.35 + 0.1 = 0.45 is the best (bold)
+    pub = latex.split("Corpus pub.")[1]
+    pub_all = pub.split("\\textit{lookup}")[0]
+    # tied with the best (arm-two), Holm over two paired sign-flip tests against it: the
+    # control differs by -0.1 on all 6 queries (p = 2 / 2^6 = 0.03125, Holm 2 x 0.03125 =
+    # 0.0625 > 0.05), arm-one by -0.05 on the 3 even ones (p = 2 / 2^3 = 0.25): both tied
+    assert re.search(r"\ncontrol & 0\.350\$\^\{\\dagger\}\$ & \{--\} & ", pub_all)
+    assert re.search(r"\narm-one & 0\.425\$\^\{\\dagger\}\$ & \+0\.075\S* & ", pub_all)
+    assert "not significantly different from the best" in pub
+    assert re.search(r"\n & \{\{\\footnotesize \[\d\.\d{3}, \d\.\d{3}\]\}\} & "
+                     r"\{\{\\footnotesize \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]\}\}", pub_all)
+    assert re.search(r"\narm-two & \\bfseries 0\.450 & ", pub_all)
+    # the source note under each table: corpora with tier and query count, engine and version
+    notes = [line for line in latex.splitlines() if line.startswith("{\\footnotesize")]
+    assert len(notes) == 2
+    assert "pub (tier A, MIT, 6 queries)" in notes[0] and "alt (tier A, CC0-1.0, 6 queries)" \
+        in notes[0]
+    assert "pytrec\\_eval\\_terrier 0.5.10" in notes[0]
 
 
 def test_latex_compiles_with_pdflatex(fixture, tmp_path):
@@ -178,7 +189,7 @@ def test_latex_compiles_with_pdflatex(fixture, tmp_path):
                                                      "caption": "50% of 100_000 & more"})):
         table = _latex(fixture, **kwargs)
         (tmp_path / f"{name}.tex").write_text(
-            "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+            "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs,siunitx}\n"
             "\\usepackage[margin=1cm,landscape]{geometry}\n"
             f"\\begin{{document}}\n{table}\\end{{document}}\n", encoding="utf-8")
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
@@ -207,7 +218,9 @@ def test_cli_export_with_control_and_layout(fixture, tmp_path, capsys):
     assert main(["export", "--view", "publishable", "--format", "latex", "--out", str(latex),
                  "--db", str(db), "--run", ids["control"], "--corpus", "pub",
                  "--caption", "Main", "--label", "tab:main"]) == 0
-    assert "\\caption{Main}" in latex.read_text() and "\\label{tab:main}" in latex.read_text()
+    # no measure chosen: the default set, named in the caption
+    assert "\\caption{Main. Measures: nDCG@10 (the default set).}" in latex.read_text()
+    assert "\\label{tab:main}" in latex.read_text() and "MRR" not in latex.read_text()
     with pytest.raises(SystemExit) as info:
         main(["export", "--view", "publishable", "--format", "csv", "--out", str(out),
               "--db", str(db), "--layout", "diagonal"])
@@ -229,3 +242,13 @@ def test_build_export_rows_are_the_screen_rows(fixture):
                              right_on=["run_id", "corpus", "query_class", "measure"])
     assert len(both) == len(tested) > 0
     assert both["delta_x"].tolist() == pytest.approx(both["delta_y"].tolist(), nan_ok=True)
+
+
+def test_csv_marks_the_runs_tied_with_the_best(fixture):
+    """pub, all, nDCG@10: arm-two is the best; the control (p = 2 / 2^6, Holm x 2 = 0.0625)
+    and arm-one (p = 2 / 2^3 = 0.25) are tied with it at 0.05."""
+    text = export_table("publishable", "csv", runs=_tier_a_ids(fixture), corpora=["pub"],
+                        measures=["nDCG@10"], tie_test=tied_with_best, db_path=fixture["db"])
+    frame = pd.read_csv(io.StringIO(text))
+    tied = frame[frame["class"] == "all"].set_index("run")["nDCG@10 tied_with_best"]
+    assert tied.to_dict() == {"control": True, "arm-one": True, "arm-two": False}

@@ -16,7 +16,8 @@ from warehouse import ingest_results
 from warehouse.cli import main
 from warehouse.errors import ExportRefused
 from warehouse.exports import build_export, export_table
-from warehouse.render import escape_latex, escape_md, neutralise_csv
+from harness.core.latex import escape_latex
+from warehouse.render import escape_md, neutralise_csv
 
 FORMATS = ("csv", "md", "latex", "parquet")
 
@@ -73,7 +74,8 @@ def test_publishable_export_of_tier_a_rows_carries_no_tier_b_value(mixed):
     assert header == ["view", "run", "run_id", "corpus", "tier", "class", "n",
                       "nDCG@10", "nDCG@10 lower", "nDCG@10 upper", "nDCG@10 interval_method",
                       "MRR", "MRR lower", "MRR upper", "MRR interval_method",
-                      "unanswered", "dropped"]
+                      "unanswered", "dropped", "group", "backend", "mode", "model", "fusion",
+                      "fusion_k", "bm25_k1", "bm25_b", "rerank", "granularity", "scope"]
     assert len(body) == 2 * 3 and {r[4] for r in body} == {"A"}
     assert {r[0] for r in body} == {"publishable"}
     for row in body:
@@ -103,6 +105,17 @@ def test_escaping_rules():
     assert escape_latex(r"a_b&c%$#{}~^\x") == (
         r"a\_b\&c\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}x")
     assert escape_md("a|b\nc") == "a\\|b c"
+
+
+def test_one_latex_escaper_for_the_api_and_the_exports():
+    """``corpus<a>|b`` once broke the Python API's LaTeX: its own escaper left ``<``, ``>``
+    and ``|`` (printed as other glyphs in OT1, ``|`` a rule in a tabular spec)."""
+    from harness.api.tables import latex_table
+
+    assert escape_latex("corpus<a>|b") == r"corpus\textless{}a\textgreater{}\textbar{}b"
+    text = latex_table(["corpus"], [["corpus<a>|b"]], numeric=[False], tier="A")
+    assert r"corpus\textless{}a\textgreater{}\textbar{}b \\" in text
+    assert "<" not in text and "|" not in text
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from warehouse.queries.results import (fetch_metric_intervals, fetch_metric_tabl
                                        metric_intervals, metric_table, run_provenance,
                                        withheld_summary)
 from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested,
-                                       fetch_deltas_tested, per_query_pair, per_query_values,
+                                       fetch_deltas_tested, fetch_per_query_runs,
+                                       per_query_pair, per_query_runs, per_query_values,
                                        rankings)
 from warehouse.queries.latency import (latency, latency_distribution, latency_samples)
 from warehouse.queries.agreement import (agreement_arms, agreement_documents, agreement_results)
@@ -59,6 +60,8 @@ __all__ = [
     "per_query_count",
     "per_query_pair",
     "per_query_values",
+    "fetch_per_query_runs",
+    "per_query_runs",
     "ppi_results",
     "rankings",
     "relation",

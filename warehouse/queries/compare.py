@@ -96,6 +96,26 @@ def per_query_values(run, view: str, measures=None, corpora=None, classes=None, 
             "ORDER BY x.corpus, x.query_id, x.measure", [rid, *params])
 
 
+def fetch_per_query_runs(conn: Connection, view: str, run_ids, corpora=None, classes=None,
+                         measures=None):
+    """The per-query values of several runs (``run_id`` first), on an open connection.
+    ``classes`` does not filter: a slice's ``all`` class needs every query of its corpus."""
+    source = relation(view, "per_query")
+    where, params = _where("x", corpora=corpora, measures=measures)
+    return conn.query_df(
+        f"SELECT x.run_id, x.corpus, x.query_class, x.query_id, x.measure, x.value "
+        f"FROM {source} AS x WHERE list_contains(?::VARCHAR[], x.run_id){where} "
+        "ORDER BY x.run_id, x.corpus, x.query_id, x.measure", [list(run_ids), *params])
+
+
+def per_query_runs(view: str, run_ids, corpora=None, measures=None, *, db_path=None):
+    """:func:`fetch_per_query_runs`: the per-query values of several runs (the tie marks of
+    the Results page are computed from them)."""
+    with connect(db_path, read_only=True) as conn:
+        return fetch_per_query_runs(conn, view, resolve_runs(conn, run_ids) or [], corpora,
+                                    None, measures)
+
+
 def rankings(run, view: str, query_ids: Sequence[str] | None = None, *, db_path=None):
     """The stored top-k of one run (optionally for some queries)."""
     source = relation(view, "rankings")

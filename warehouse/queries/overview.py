@@ -35,7 +35,7 @@ _RUN_COLUMNS = (
     "run_id, control_name, created_at, ingested_at, corpus, tier, backend, mode, stage, scope, "
     "granularity, fusion, configured_embedding_model, embedding_models, embedding_dimension, "
     "embedding_verdict, metric_engine, metric_engine_version, relevance_policy, "
-    "code_revision, source_dir")
+    "code_revision, source_dir, retrieval")
 
 
 def runs(*, view: str = "internal", db_path=None):

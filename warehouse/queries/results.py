@@ -114,12 +114,12 @@ def run_provenance(conn: Connection, run_ids: Iterable[str]) -> list[dict]:
     rows = conn.query_all(
         "SELECT r.run_id, r.control_name, r.metric_engine, r.metric_engine_version, "
         "r.configured_embedding_model, r.embedding_models, r.backend, r.mode, r.stage, "
-        "r.code_revision, r.relevance_policy, "
+        "r.code_revision, r.relevance_policy, r.granularity, r.scope, r.retrieval, "
         "list({'name': c.name, 'version': c.version, 'licence': c.licence, 'tier': c.tier, "
         "'sha256': c.sha256} ORDER BY c.name) "
         "FROM runs AS r JOIN corpora AS c USING (run_id) "
         "WHERE list_contains(?::VARCHAR[], r.run_id) GROUP BY ALL ORDER BY r.run_id", [ids])
     keys = ("run_id", "control_name", "metric_engine", "metric_engine_version",
             "embedding_model", "embedding_models", "backend", "mode", "stage", "code_revision",
-            "relevance_policy", "corpora")
+            "relevance_policy", "granularity", "scope", "retrieval", "corpora")
     return [dict(zip(keys, row)) for row in rows]

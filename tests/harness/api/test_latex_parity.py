@@ -1,0 +1,46 @@
+"""One LaTeX renderer: the Python API (``Comparison.to_latex``), the CLI (``python -m
+warehouse export --format latex``) and the dashboard's download give the same bytes for the
+same runs, control and measures (issue 29)."""
+
+from __future__ import annotations
+
+import harness
+from dashboard.downloads import export_files
+from tests.harness.api.helpers import make_family
+from warehouse import ingest_results
+from warehouse.cli import main
+
+MEASURES = ["nDCG@10", "MRR"]
+
+
+def test_api_cli_and_dashboard_latex_are_the_same_bytes(tmp_path):
+    qrels, runs = make_family(tmp_path / "in", queries=30)
+    result = harness.compare({n: str(p) for n, p in runs.items()}, str(qrels),
+                             measures=MEASURES, control="bm25", corpus="corpus<a>|b",
+                             licence="MIT", tier="A", resamples=300, permutations=300)
+    out = result.write(tmp_path / "results")
+    db = tmp_path / "w.duckdb"
+    for name in ("bm25", "dense", "hybrid"):  # the order the API shows them in
+        assert ingest_results(out / name, db_path=db).inserted
+    api = result.to_latex(caption="Three systems", label="tab:three")
+
+    target = tmp_path / "t.tex"
+    args = ["export", "--view", "publishable", "--format", "latex", "--out", str(target),
+            "--db", str(db), "--control", "bm25", "--caption", "Three systems",
+            "--label", "tab:three", "--run", "bm25", "--run", "dense", "--run", "hybrid"]
+    for m in MEASURES:
+        args += ["--measure", m]
+    assert main(args) == 0
+    cli = target.read_text(encoding="utf-8")
+    assert cli == api
+    # the hostile corpus name is escaped, never raw
+    assert "corpus<a>|b" not in api and "corpus\\textless{}a\\textgreater{}\\textbar{}b" in api
+
+    ok, files = export_files(str(db), "publishable", ("bm25", "dense", "hybrid"), (), (),
+                             tuple(MEASURES), "bm25")
+    assert ok
+    # the dashboard has no caption or label fields: the CLI's defaults give its bytes
+    default = tmp_path / "d.tex"
+    assert main([a for a in args[:args.index("--caption")]] + ["--out", str(default)]
+                + args[args.index("--run"):]) == 0
+    assert files["latex"] == default.read_text(encoding="utf-8")
