@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
@@ -45,10 +45,13 @@ class SubmissionRefused(ValueError):
 
 @dataclass(frozen=True)
 class Listing:
-    """What a submission holds: its kind and ``{name: (sha256, bytes)}``."""
+    """What a submission holds: its kind and ``{name: (sha256, bytes)}``; ``mtimes``
+    (nanoseconds, outside the digest) lets a copy read back keep each file's modification
+    time, which a run without a recorded creation time is dated by."""
 
     kind: str
     files: Mapping[str, tuple[str, int]]
+    mtimes: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def digest(self) -> str:
@@ -56,7 +59,8 @@ class Listing:
 
     def manifest(self) -> str:
         return canonical_json({"digest": self.digest, "kind": self.kind, "files": [
-            {"name": n, "sha256": s, "bytes": b} for n, (s, b) in sorted(self.files.items())]})
+            {"name": n, "sha256": s, "bytes": b, "mtime_ns": self.mtimes.get(n, 0)}
+            for n, (s, b) in sorted(self.files.items())]})
 
 
 def listing_digest(kind: str, files: Mapping[str, str]) -> str:
@@ -98,7 +102,8 @@ def listing_of(path: str | os.PathLike[str]) -> tuple[Listing, dict[str, Path]]:
     files = {name: (sha256_file(p), p.stat().st_size) for name, p in found.items()}
     if sum(b for _, b in files.values()) > MAX_SUBMISSION_BYTES:
         raise SubmissionRefused(f"{path}: larger than {MAX_SUBMISSION_BYTES} bytes")
-    return Listing(kind, files), found
+    mtimes = {name: p.stat().st_mtime_ns for name, p in found.items()}
+    return Listing(kind, files, mtimes), found
 
 
 def _key(digest: str, *parts: str) -> str:
@@ -168,6 +173,7 @@ def read_manifest(store: Store, digest: str) -> Listing:
     if len(doc["files"]) > MAX_FILES:
         raise SubmissionRefused(f"{where}: field 'files': more than {MAX_FILES} files")
     files: dict[str, tuple[str, int]] = {}
+    mtimes: dict[str, int] = {}
     for i, entry in enumerate(doc["files"]):
         ok = isinstance(entry, dict) and isinstance(entry.get("name"), str) \
             and isinstance(entry.get("sha256"), str) and is_digest(entry["sha256"]) \
@@ -176,7 +182,9 @@ def read_manifest(store: Store, digest: str) -> Listing:
             raise SubmissionRefused(f"{where}: field 'files[{i}]': expected a new name, a "
                                     "sha256 and a size")
         files[_check_name(entry["name"], where)] = (entry["sha256"], entry["bytes"])
-    listing = Listing(doc["kind"], files)
+        mtime = entry.get("mtime_ns", 0)
+        mtimes[entry["name"]] = mtime if type(mtime) is int and 0 <= mtime < 1 << 63 else 0
+    listing = Listing(doc["kind"], files, mtimes)
     if listing.digest != digest:
         raise SubmissionRefused(f"{where}: its listing hashes to {listing.digest}, not to the "
                                 f"digest it is stored under ({digest})")
@@ -205,6 +213,8 @@ def fetch(store: Store, digest: str, dest: str | os.PathLike[str]) -> tuple[List
             raise SubmissionRefused(f"{store.url}/{key}: its bytes are not those the manifest "
                                     f"lists (sha256 {sha[:12]}, {size} bytes)")
         (out / name).write_bytes(data)
+        if listing.mtimes.get(name):
+            os.utime(out / name, ns=(listing.mtimes[name], listing.mtimes[name]))
     if listing.kind == "document":
         if len(listing.files) != 1:
             raise SubmissionRefused(f"{store.url}/{_key(digest, MANIFEST)}: a document "
