@@ -152,7 +152,7 @@ class Ingester:
                     record(conn, False)
             except AlreadyApplied:
                 return
-        log.warning("quarantined submission %s: %s", digest[:12], reason)
+        log.info("quarantined submission %s: %s", digest[:12], reason)
 
     # ------------------------------------------------------------------ one submission
 
@@ -204,8 +204,8 @@ class Ingester:
             report.applied.append(digest)
             if cap is not None:
                 report.capped.append((digest, trust))
-                log.warning("submission %s stored with its tier capped at %s: %s",
-                            digest[:12], cap, trust)
+                log.info("submission %s stored with its tier capped at %s: %s",
+                         digest[:12], cap, trust)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if after_each is not None:
@@ -220,16 +220,15 @@ class Ingester:
         return sorted(todo, key=lambda d: (submitted_at(self.store, d), d))
 
     def snapshots_stale(self) -> bool:
-        db = Path(self.db_path)
-        if not db.exists():
+        """Do the snapshots miss something the warehouse holds (a publisher killed between
+        a COMMIT and the renames)?  Compared by the submissions each records."""
+        if not Path(self.db_path).exists():
             return False
-        newest = max(db.stat().st_mtime, Path(f"{db}.wal").stat().st_mtime
-                     if Path(f"{db}.wal").exists() else 0)
         for audience in snapshots.AUDIENCES:
-            snap = snapshots.snapshot_path(self.snapshots_dir, audience)
-            if not snap.exists() or snap.stat().st_mtime < newest:
+            if not snapshots.snapshot_path(self.snapshots_dir, audience).exists():
                 return True
-        return False
+        internal = snapshots.snapshot_path(self.snapshots_dir, "internal")
+        return applied_digests(self.db_path) != applied_digests(internal)
 
     def cycle(self) -> CycleReport:
         """Take (or renew) the lease, apply what is pending, publish when anything changed.
@@ -257,7 +256,7 @@ class Ingester:
             say: Callable[[str], None] = print) -> int:
         """Cycle until stopped (``once``: until nothing is pending).  A store that cannot be
         reached is retried with a growing pause (``once``: ``retries`` times, then exit 1)."""
-        failures = 0
+        failures, waited, shown = 0, None, ""
         while True:
             try:
                 report = self.cycle()
@@ -279,10 +278,16 @@ class Ingester:
             if report.published:
                 say(f"published {snapshots.PUBLISHABLE} and {snapshots.INTERNAL} in "
                     f"{self.snapshots_dir}")
-            if report.standby:
+            if report.standby and report.standby != shown:
                 say(f"standing by: {report.standby}")
+            shown = report.standby
             if once and report.standby:
-                return 0
+                # a holder that died leaves its lease until it expires: wait that long once
+                waited = time.monotonic() if waited is None else waited
+                if time.monotonic() - waited > self.lease_ttl + poll:
+                    return 0
+                time.sleep(poll)
+                continue
             if once:
                 if not self.pending():
                     self.lease.release()
