@@ -49,3 +49,9 @@ clean:
 .PHONY: opensearch
 opensearch:
 	tools/opensearch-node/run.sh $(OPENSEARCH_ARGS)
+
+# Team mode under load (docs/team.md): 50 submitters x 20 runs through a local S3 API
+# (moto's server), the ingester, 20 readers of the publishable snapshot.
+.PHONY: bench-team
+bench-team: $(STAMP)
+	$(PY) -m benchmarks --only bench_team $(BENCH_ARGS)

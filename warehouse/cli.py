@@ -259,6 +259,16 @@ def cmd_info(args) -> int:
     return OK
 
 
+def cmd_submissions(args) -> int:
+    from warehouse.queries.submissions import submissions
+
+    for row in submissions(db_path=args.db):
+        why = row["reason"] if row["state"] == "quarantined" else row["trust"]
+        cap = f" capped at tier {row['tier_cap']}" if row["tier_cap"] else ""
+        print(f"{row['digest']} {row['state']}{cap}: {why}")
+    return OK
+
+
 COMMANDS = {
     "ingest": ("ingest results directories or claim documents (one transaction each; a run "
                "already there is a no-op), or with --watch URL every submission in a shared "
@@ -267,6 +277,9 @@ COMMANDS = {
     "export": ("export the metric table (publishable: tier-A rows only, or refuse)",
                _export_args, cmd_export),
     "info": ("schema version, runs, corpora by tier", _db, cmd_info),
+    "submissions": ("team mode: every submission the ingester took from the store: applied, "
+                    "capped at tier B (and why) or quarantined (and where)", _db,
+                    cmd_submissions),
 }
 
 

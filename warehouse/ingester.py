@@ -98,6 +98,8 @@ class Ingester:
     trusted: Mapping[str, Any]
     db_path: Path | None = None
     lease_ttl: float = DEFAULT_TTL
+    #: within a long batch, the snapshots are published at least this often (seconds)
+    publish_every: float = 5.0
     lease: Lease = field(init=False)
 
     def __post_init__(self) -> None:
@@ -239,15 +241,21 @@ class Ingester:
             report.standby = f"the lease is held by {self.lease.holder}"
             return report
         stale = self.snapshots_stale()
+        published = time.monotonic()
+        changed = False
         for digest in self.pending():
             if not self.lease.held():
                 report.standby = "the lease was taken over"
                 break
             self.apply(digest, report)
+            changed = True
+            if time.monotonic() - published > self.publish_every:  # a long batch: show it
+                snapshots.publish(self.db_path, self.snapshots_dir)
+                published, changed, report.published = time.monotonic(), False, True
             if not self.lease.acquire():  # renew between submissions
                 report.standby = f"the lease was taken over by {self.lease.holder}"
                 break
-        if report.applied or report.quarantined or stale:
+        if changed or stale:
             snapshots.publish(self.db_path, self.snapshots_dir)
             report.published = True
         return report

@@ -5,6 +5,8 @@ ones quarantined with a located reason, snapshots per audience, rebuilt from the
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -85,6 +87,12 @@ def test_once_applies_each_submission_with_every_check(team, tmp_path, s3_env):
     for path in (public, internal):
         assert not os.access(path, os.W_OK) or os.geteuid() == 0
         assert oct(path.stat().st_mode & 0o777) == "0o444"
+    listed = subprocess.run([sys.executable, "-m", "warehouse", "submissions", "--db", str(db)],
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{digests['unsigned'][0]} applied capped at tier B: unsigned: no signature.json" \
+        in listed.stdout
+    assert f"{broken} quarantined: submission {broken[:12]}/metrics.json" in listed.stdout
     # a second pass applies nothing twice
     again = run_ingester(url, snaps, "--trusted-keys", str(trusted), env=s3_env)
     assert again.returncode == 0 and "applied submission" not in again.stdout
