@@ -147,8 +147,10 @@ def _cap_extras(conn: Connection, prepared: PreparedRun, cap: str | None,
                 continue
             key, value = (("run_id", prepared.run_id) if kind.KIND == "calibration"
                           else ("document_id", claim.identity()))
-            conn.execute(f"UPDATE {identifier(table)} SET tier = stricter(tier, ?) "
-                         f"WHERE {identifier(key)} = ?", [cap, value])
+            # qualified: inside the macro's subquery a bare `tier` is tier_ranks' own column
+            conn.execute(f"UPDATE {identifier(table)} SET tier = stricter("
+                         f"{identifier(table)}.tier, ?) WHERE {identifier(key)} = ?",
+                         [cap, value])
 
 
 def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
@@ -290,8 +292,9 @@ def ingest_document(path_or_mapping, db_path=None, *, tier_cap: str | None = Non
             if tier_cap is not None:
                 for table, columns in type(claim).TABLES.items():
                     if "tier" in {c for c, _ in columns}:
-                        conn.execute(f"UPDATE {identifier(table)} SET tier = stricter(tier, ?) "
-                                     "WHERE document_id = ?", [tier_cap, doc_id])
+                        conn.execute(f"UPDATE {identifier(table)} SET tier = stricter("
+                                     f"{identifier(table)}.tier, ?) WHERE document_id = ?",
+                                     [tier_cap, doc_id])
             if also is not None:
                 also(conn, True)
             if in_transaction_hook is not None:

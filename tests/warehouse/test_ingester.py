@@ -215,3 +215,25 @@ def s3_env(request):
     return None
 
 
+
+
+def test_a_document_submitted_alone_is_capped_at_b(tmp_path):
+    from harness.core.canonical import canonical_json
+    from tests.warehouse.answers_builders import answers_document
+    from tests.warehouse.answers_builders import REFERENCE_ANSWERS
+
+    doc = answers_document([a for a in REFERENCE_ANSWERS if a["corpus"] == "pub"])
+    assert doc["tier"] == "A"
+    (tmp_path / "answers.json").write_text(canonical_json(doc))
+    (tmp_path / "store").mkdir()
+    digest = submit(tmp_path / "answers.json", open_store(str(tmp_path / "store"))).digest
+    done = run_ingester(str(tmp_path / "store"), tmp_path / "snaps")
+    assert done.returncode == 0, done.stderr
+    assert f"capped at tier B: submission {digest}: a claim document submitted alone" \
+        in done.stdout
+    internal = tmp_path / "snaps" / "internal.duckdb"
+    assert read(internal, "SELECT DISTINCT tier FROM documents") == [("B",)]
+    assert read(internal, "SELECT DISTINCT tier FROM answer_rows") == [("B",)]
+    public = tmp_path / "snaps" / "publishable.duckdb"
+    assert read(public, "SELECT count(*) FROM documents") == [(0,)]
+    assert read(public, "SELECT count(*) FROM answer_rows") == [(0,)]

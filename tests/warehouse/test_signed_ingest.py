@@ -68,3 +68,21 @@ def test_a_bad_keys_file_is_exit_2_naming_it(signed, tmp_path, capsys):
                  "--trusted-keys", str(tmp_path / "bad.pem")]) == 2
     assert "bad.pem: holds no PEM 'PUBLIC KEY' block" in capsys.readouterr().err
     assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_an_extra_file_of_a_capped_run_is_capped_too(tmp_path, monkeypatch):
+    """``harness intervals`` adds intervals.json after the directory was signed: it is not
+    covered, so the run is capped at B, and so are the interval rows stored from it."""
+    from harness.cli import main as harness
+
+    ci, _, trusted = keys(tmp_path)
+    monkeypatch.setenv("HARNESS_SIGNING_KEY", str(ci))
+    run = simple_run(tmp_path / "run", n_queries=5)
+    monkeypatch.delenv("HARNESS_SIGNING_KEY")
+    assert harness(["intervals", str(run)]) == 0
+    db = tmp_path / "w.duckdb"
+    assert main(["ingest", str(run), "--db", str(db), "--trusted-keys", str(trusted)]) == 0
+    with connect(db, read_only=True) as conn:
+        assert conn.query_all("SELECT DISTINCT tier FROM intervals") == [("B",)]
+        assert conn.query_one("SELECT count(*) FROM intervals_publishable") == (0,)
+        assert conn.query_all("SELECT DISTINCT tier FROM per_query") == [("B",)]
