@@ -34,6 +34,7 @@ from typing import Any, Mapping
 
 from harness.core import settings
 from harness.core.canonical import canonical_json
+from harness.core.outputs import check_file, write_files
 
 SIGNATURE_FILE = "signature.json"
 ALGORITHM = "Ed25519"
@@ -169,6 +170,49 @@ def _read_signature(path: Path) -> dict[str, Any] | str:
     return doc
 
 
+def _listed_unchanged(folder: Path, doc: Mapping[str, Any], key: Any) -> str | None:
+    """Why the signature ``doc`` does not hold for the files it lists under ``key`` (a bad
+    signature, a listed file missing or changed), or None when it holds."""
+    kid = doc["key_id"]
+    try:
+        key.verify(base64.b64decode(doc["signature"], validate=True), message(doc["files"]))
+    except Exception:  # InvalidSignature, or a signature of the wrong length / encoding
+        return (f"{SIGNATURE_FILE}: field 'signature': does not verify under key {kid[:16]} "
+                "(the listed digests were changed)")
+    for name, sha in sorted(doc["files"].items()):
+        path = folder / name
+        if name != Path(name).name or name.startswith(".") or name in UNSIGNED_FILES \
+                or not path.is_file():
+            return f"{name}: listed in {SIGNATURE_FILE} but missing"
+        if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+            return f"{name}: changed since it was signed (sha256 differs from {SIGNATURE_FILE})"
+    return None
+
+
+def extend_signature(directory: str | os.PathLike[str]) -> bool:
+    """Re-sign ``directory`` after claim files were added to it (``harness intervals``
+    writes intervals.json into a results directory), when ``$HARNESS_SIGNING_KEY`` is set
+    and its present signature is by that same key and still holds for every file it lists:
+    the key holder vouches for what it signed and for what it just added.  Anything else
+    (unsigned, another key, a listed file changed) is left as it is.  True when re-signed."""
+    path = settings.signing_key()
+    folder = Path(directory)
+    if path is None or not (folder / SIGNATURE_FILE).is_file():
+        return False
+    key = load_private_key(path)
+    doc = _read_signature(folder / SIGNATURE_FILE)
+    if isinstance(doc, str) or doc["key_id"] != key_id(key.public_key()) \
+            or _listed_unchanged(folder, doc, key.public_key()) is not None:
+        return False
+    present = signed_names(p.name for p in folder.iterdir() if p.is_file())
+    files = {n: hashlib.sha256((folder / n).read_bytes()).hexdigest() for n in present}
+    target = check_file(folder / SIGNATURE_FILE,
+                        recognise=lambda p: not isinstance(_read_signature(p), str),
+                        what="signature", flag="results directory")
+    write_files([(target, signature_text(files, key))])
+    return True
+
+
 def verify_directory(directory: str | os.PathLike[str], trusted: Mapping[str, Any]) -> Verdict:
     """Is every claim file of ``directory`` signed, unchanged, by a key in ``trusted``?
 
@@ -187,21 +231,12 @@ def verify_directory(directory: str | os.PathLike[str], trusted: Mapping[str, An
     if key is None:
         return Verdict(False, f"{SIGNATURE_FILE}: signed by key {kid[:16]}, which is not "
                               "among the trusted keys", kid)
-    try:
-        key.verify(base64.b64decode(doc["signature"], validate=True), message(doc["files"]))
-    except Exception:  # InvalidSignature, or a signature of the wrong length / encoding
-        return Verdict(False, f"{SIGNATURE_FILE}: field 'signature': does not verify under "
-                              f"key {kid[:16]} (the listed digests were changed)", kid)
+    broken = _listed_unchanged(folder, doc, key)
+    if broken is not None:
+        return Verdict(False, broken, kid)
     present = signed_names(p.name for p in folder.iterdir() if p.is_file())
     for name in present:
         if name not in doc["files"]:
             return Verdict(False, f"{name}: not covered by {SIGNATURE_FILE} (added after "
                                   "signing)", kid)
-    for name, sha in sorted(doc["files"].items()):
-        path = folder / name
-        if not path.is_file() or name not in present:
-            return Verdict(False, f"{name}: listed in {SIGNATURE_FILE} but missing", kid)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
-            return Verdict(False, f"{name}: changed since it was signed (sha256 differs from "
-                                  f"{SIGNATURE_FILE})", kid)
     return Verdict(True, f"signed by trusted key {kid[:16]}", kid)

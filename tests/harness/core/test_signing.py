@@ -142,3 +142,27 @@ def test_a_bad_signing_key_is_a_clear_error_that_shows_no_key(tmp_path, monkeypa
     monkeypatch.setenv("HARNESS_SIGNING_KEY", str(tmp_path / "absent.pem"))
     with pytest.raises(ValueError, match="cannot read the signing key"):
         simple_run(tmp_path / "run")
+
+
+def test_files_added_by_harness_intervals_are_signed_by_the_same_key(tmp_path, signer,
+                                                                      monkeypatch):
+    from harness.cli import main as harness
+
+    key, trusted = signer
+    run = simple_run(tmp_path / "run", n_queries=5)
+    assert harness(["intervals", str(run)]) == 0
+    verdict = verify_directory(run, trusted)
+    assert verdict.trusted, verdict.reason
+    assert "intervals.json" in json.loads((run / SIGNATURE_FILE).read_text())["files"]
+    # another key in the environment does not vouch for what the first one signed
+    other = simple_run(tmp_path / "other", n_queries=5)
+    write_key(tmp_path / "other.pem")
+    monkeypatch.setenv("HARNESS_SIGNING_KEY", str(tmp_path / "other.pem"))
+    assert harness(["intervals", str(other)]) == 0
+    assert "intervals.json: not covered" in verify_directory(other, trusted).reason
+    # nor is a directory whose listed files changed re-signed over the change
+    monkeypatch.setenv("HARNESS_SIGNING_KEY", str(tmp_path / "ci.pem"))
+    changed = simple_run(tmp_path / "changed", n_queries=5)
+    (changed / "metrics.md").write_text("# edited\n")
+    assert harness(["intervals", str(changed)]) == 0
+    assert "metrics.md: changed since it was signed" in verify_directory(changed, trusted).reason
