@@ -37,7 +37,7 @@ from harness.core.submissions import (SubmissionRefused, complete, fetch, read_m
                                       submitted_at)
 from warehouse import snapshots
 from warehouse.db import Connection, connect
-from warehouse.errors import IngestRefused, WarehouseBusy, WarehouseMissing
+from warehouse.errors import IngestRefused, WarehouseBusy, WarehouseError, WarehouseMissing
 from warehouse.ingest import ingest_document, store as store_run
 from warehouse.lease import DEFAULT_TTL, Lease
 from warehouse.load import load_results
@@ -200,6 +200,15 @@ class Ingester:
                 return
             except IngestRefused as exc:
                 reason = _located(str(exc), work / "submission", digest)
+                self._quarantine(digest, kind, reason, stamp)
+                report.quarantined.append((digest, reason))
+                return
+            except (StoreError, WarehouseError, OSError):
+                raise  # passing: the cycle stops and is retried, nothing half-applied
+            except Exception as exc:  # a check that failed unforeseen: never block the rest
+                log.exception("submission %s could not be checked", digest[:12])
+                reason = _located(f"could not be checked: {type(exc).__name__}: {exc}",
+                                  work / "submission", digest)
                 self._quarantine(digest, kind, reason, stamp)
                 report.quarantined.append((digest, reason))
                 return

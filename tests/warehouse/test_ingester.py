@@ -237,3 +237,24 @@ def test_a_document_submitted_alone_is_capped_at_b(tmp_path):
     public = tmp_path / "snaps" / "publishable.duckdb"
     assert read(public, "SELECT count(*) FROM documents") == [(0,)]
     assert read(public, "SELECT count(*) FROM answer_rows") == [(0,)]
+
+
+def test_a_check_that_fails_unforeseen_quarantines_that_submission_only(tmp_path, monkeypatch):
+    from warehouse import ingester as module
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    runs = make_runs(tmp_path / "runs", 3)
+    digests = submit_all(runs, store)
+    real = module.load_results
+
+    def fails_on_the_second(path):
+        if (path / "metrics.json").read_text().find('"run1"') >= 0:
+            raise KeyError("a field nobody expected")
+        return real(path)
+
+    monkeypatch.setattr(module, "load_results", fails_on_the_second)
+    report = Ingester(store, tmp_path / "snaps", {}).cycle()
+    assert sorted(report.applied) == sorted([digests[0], digests[2]])
+    assert [d for d, _ in report.quarantined] == [digests[1]]
+    assert "could not be checked: KeyError" in report.quarantined[0][1]
