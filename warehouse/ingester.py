@@ -253,17 +253,14 @@ class Ingester:
         published = time.monotonic()
         changed = False
         for digest in self.pending():
-            if not self.lease.held():
-                report.standby = "the lease was taken over"
+            if not self.lease.fresh() and not self.lease.acquire():  # renew when a third old
+                report.standby = f"the lease was taken over by {self.lease.holder}"
                 break
             self.apply(digest, report)
             changed = True
             if time.monotonic() - published > self.publish_every:  # a long batch: show it
                 snapshots.publish(self.db_path, self.snapshots_dir)
                 published, changed, report.published = time.monotonic(), False, True
-            if not self.lease.acquire():  # renew between submissions
-                report.standby = f"the lease was taken over by {self.lease.holder}"
-                break
         if changed or stale:
             snapshots.publish(self.db_path, self.snapshots_dir)
             report.published = True

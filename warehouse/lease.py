@@ -56,6 +56,13 @@ class Lease:
     owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     generation: int | None = None  #: the generation this process wrote last
     holder: str = ""               #: who holds it, when this process does not
+    written_at: float | None = None  #: time.monotonic() of that write
+
+    def fresh(self) -> bool:
+        """Held, and written less than a third of its lifetime ago: nobody can take it over
+        for at least two thirds of it, so there is no need to look at the store."""
+        return self.generation is not None and self.written_at is not None \
+            and time.monotonic() - self.written_at < self.ttl / 3
 
     def _read(self, generation: int) -> dict:
         try:
@@ -65,9 +72,13 @@ class Lease:
         return doc if isinstance(doc, dict) else {}
 
     def _write(self, generation: int) -> bool:
+        started = time.monotonic()
         doc = {"owner": self.owner, "host": socket.gethostname(), "pid": os.getpid(),
                "expires_at": time.time() + self.ttl}
-        return self.store.put_if_absent(_name(generation), json.dumps(doc).encode("utf-8"))
+        if not self.store.put_if_absent(_name(generation), json.dumps(doc).encode("utf-8")):
+            return False
+        self.written_at = started
+        return True
 
     def acquire(self) -> bool:
         """Take or renew the lease; False when another live holder has it."""
