@@ -55,3 +55,9 @@ opensearch:
 .PHONY: bench-team
 bench-team: $(STAMP)
 	$(PY) -m benchmarks --only bench_team $(BENCH_ARGS)
+
+# A team on one laptop (docs/team.md): a local S3 API, signed and unsigned runs submitted from
+# several processes, the ingester, and dashboards on the publishable and internal snapshots.
+.PHONY: team-demo
+team-demo: $(STAMP)
+	$(PY) tools/team_demo.py $(TEAM_DEMO_ARGS)
