@@ -58,3 +58,15 @@ clean:
 .PHONY: opensearch
 opensearch:
 	tools/opensearch-node/run.sh $(OPENSEARCH_ARGS)
+
+# Team mode under load (docs/team.md): 50 submitters x 20 runs through a local S3 API
+# (moto's server), the ingester, 20 readers of the publishable snapshot.
+.PHONY: bench-team
+bench-team: $(STAMP)
+	$(PY) -m benchmarks --only bench_team $(BENCH_ARGS)
+
+# A team on one laptop (docs/team.md): a local S3 API, signed and unsigned runs submitted from
+# several processes, the ingester, and dashboards on the publishable and internal snapshots.
+.PHONY: team-demo
+team-demo: $(STAMP)
+	$(PY) tools/team_demo.py $(TEAM_DEMO_ARGS)

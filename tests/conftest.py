@@ -75,6 +75,7 @@ FIXTURE_TIERS = {
     "minilm_path": "model",             # the packaged MiniLM weights
     "random_cross_encoder": "model",    # a cross-encoder built from them with torch
     "migrate": "model",                 # `harness migrate` embedding with MiniLM
+    "s3_server": "service",             # a real S3 API (moto's server on 127.0.0.1)
 }
 
 #: libraries only a ``model`` test may import (each takes seconds; model2vec alone does not
@@ -109,3 +110,33 @@ def pytest_runtest_call(item):
                     "the `model` marker: mark it @pytest.mark.model (or give its fixture a "
                     "tier in tests/conftest.py FIXTURE_TIERS)", pytrace=False)
     return result
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real S3 API (moto's server, ``tests.servers.s3``) on 127.0.0.1 for the session."""
+    from tests.servers import s3
+
+    ok, why = s3.available()
+    if not ok:
+        pytest.skip(why)
+    server = s3.start_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_server, monkeypatch, request):
+    """A fresh bucket on the session's S3 server, its ``s3://`` URL returned; the AWS
+    variables point this process (and the subprocesses it starts) at the server."""
+    import re
+    import secrets
+
+    for name, value in s3_server.env.items():
+        monkeypatch.setenv(name, value)
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-")
+    bucket = f"{name}-{secrets.token_hex(4)}"
+    s3_server.create_bucket(bucket)
+    return f"s3://{bucket}/team"

@@ -20,27 +20,117 @@ def _db(p) -> None:
 
 
 def _ingest_args(p) -> None:
-    p.add_argument("results_dirs", nargs="+", metavar="PATH",
+    p.add_argument("results_dirs", nargs="*", metavar="PATH",
                    help="results directories written by the harness, or claim documents "
                         "(JSON files with a 'kind': certificate, agreement, ...)")
     _db(p)
+    team = p.add_argument_group("team mode (docs/team.md)")
+    team.add_argument("--watch", metavar="URL", default=None,
+                      help="apply every complete submission in this store (s3://bucket/prefix "
+                           "or a directory) exactly once, polling until stopped")
+    team.add_argument("--snapshots", metavar="DIR", default=None,
+                      help="with --watch: where the ingester keeps its warehouse "
+                           "(DIR/warehouse.duckdb unless --db) and publishes "
+                           "DIR/publishable.duckdb and DIR/internal.duckdb")
+    team.add_argument("--once", action="store_true",
+                      help="with --watch: apply what is pending, publish, exit (for cron)")
+    team.add_argument("--trusted-keys", metavar="FILE", default=None,
+                      help="PEM file of the Ed25519 public keys whose signatures make tier A "
+                           "trusted; without it (with --watch) every submission is capped at "
+                           "tier B. Given with PATHs, applies the same rule to them")
+    team.add_argument("--poll", type=float, default=2.0, metavar="SECONDS",
+                      help="with --watch: pause between looks at the store (default 2)")
+    team.add_argument("--lease-ttl", type=float, default=60.0, metavar="SECONDS",
+                      help="with --watch: how long the ingester lease lasts unrenewed "
+                           "(default 60)")
+    team.add_argument("--endpoint-url", default=None,
+                      help="S3-compatible endpoint (default: the standard AWS variables)")
+
+
+def cmd_watch(args) -> int:
+    from harness.core.signing import load_trusted_keys
+    from harness.core.store import open_store
+    from warehouse.ingester import Ingester
+
+    if args.results_dirs:
+        raise ValueError("--watch takes no PATH: it applies what the store holds")
+    if not args.snapshots:
+        raise ValueError("--watch needs --snapshots DIR (where the snapshots are published)")
+    trusted = load_trusted_keys(args.trusted_keys) if args.trusted_keys else {}
+    if not trusted:
+        print("note: no --trusted-keys: every submission is stored capped at tier B",
+              file=sys.stderr)
+    ingester = Ingester(open_store(args.watch, endpoint_url=args.endpoint_url),
+                        Path(args.snapshots), trusted, db_path=args.db,
+                        lease_ttl=args.lease_ttl)
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr if line.startswith("error:") else sys.stdout, flush=True)
+
+    return ingester.run(once=args.once, poll=args.poll, say=say)
+
+
+def _trusted_cap(path, keys) -> tuple[str | None, str]:
+    """``(tier cap, why)`` for a local ingest given ``--trusted-keys``."""
+    from harness.core.signing import verify_directory
+
+    if not Path(path).is_dir():
+        return "B", "a claim document carries no signature"
+    verdict = verify_directory(path, keys)
+    return (None if verdict.trusted else "B"), verdict.reason
 
 
 def cmd_ingest(args) -> int:
+    if args.watch:
+        return cmd_watch(args)
+    if not args.results_dirs:
+        raise ValueError("give results directories or claim documents, or --watch URL")
+    for flag in ("snapshots", "once"):
+        if getattr(args, flag):
+            raise ValueError(f"--{flag} goes with --watch URL")
+    return cmd_ingest_paths(args)
+
+
+def cmd_ingest_paths(args) -> int:
     from tqdm import tqdm
 
     from pathlib import Path
 
     from harness.core import interrupts
-    from warehouse import ingest_document, ingest_results
+    from warehouse import ingest_document
+    from warehouse import ingest_results as ingest_local
     from warehouse.errors import IngestRefused
+    from warehouse.ingest import store
+    from warehouse.load import load_results
+
+    keys = None
+    if args.trusted_keys:
+        from harness.core.signing import load_trusted_keys
+
+        keys = load_trusted_keys(args.trusted_keys)
+
+    def ingest_results(path, db_path):
+        if keys is None:  # local mode: exactly the ingest it always was
+            return ingest_local(path, db_path)
+        cap, why = _trusted_cap(path, keys)
+        report = store(load_results(path), db_path, tier_cap=cap)
+        if cap is not None:
+            print(f"{path}: stored with its tier capped at {cap}: {why}", file=sys.stderr)
+        return report
+
+    def ingest_one_document(path, db_path):
+        cap = None if keys is None else "B"
+        if cap is not None:
+            print(f"{path}: stored with its tier capped at {cap}: a claim document carries "
+                  "no signature", file=sys.stderr)
+        return ingest_document(path, db_path, tier_cap=cap)
 
     status, stored = OK, 0
     bar = tqdm(args.results_dirs, desc="ingest", unit="run", file=sys.stderr,
                disable=True if len(args.results_dirs) < 2 else None)  # None: a terminal only
     for results_dir in bar:
         try:
-            ingest = ingest_document if Path(results_dir).is_file() else ingest_results
+            ingest = ingest_one_document if Path(results_dir).is_file() else ingest_results
             report = ingest(results_dir, db_path=args.db)
         except BaseException as exc:
             if interrupts.received():  # whatever the interrupt became on its way out
@@ -184,13 +274,27 @@ def cmd_info(args) -> int:
     return OK
 
 
+def cmd_submissions(args) -> int:
+    from warehouse.queries.submissions import submissions
+
+    for row in submissions(db_path=args.db):
+        why = row["reason"] if row["state"] == "quarantined" else row["trust"]
+        cap = f" capped at tier {row['tier_cap']}" if row["tier_cap"] else ""
+        print(f"{row['digest']} {row['state']}{cap}: {why}")
+    return OK
+
+
 COMMANDS = {
     "ingest": ("ingest results directories or claim documents (one transaction each; a run "
-               "already there is a no-op)", _ingest_args, cmd_ingest),
+               "already there is a no-op), or with --watch URL every submission in a shared "
+               "store (team mode)", _ingest_args, cmd_ingest),
     "migrate": ("create the warehouse or apply pending migrations", _db, cmd_migrate),
     "export": ("export the metric table (publishable: tier-A rows only, or refuse)",
                _export_args, cmd_export),
     "info": ("schema version, runs, corpora by tier", _db, cmd_info),
+    "submissions": ("team mode: every submission the ingester took from the store: applied, "
+                    "capped at tier B (and why) or quarantined (and where)", _db,
+                    cmd_submissions),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable, Mapping
 
@@ -18,7 +18,7 @@ from harness.core.formats import FormatError
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
 from warehouse import schema, tables
 from harness.core import interrupts
-from warehouse.db import Connection, connect, resolve_path
+from warehouse.db import Connection, connect, identifier, resolve_path
 from warehouse.errors import IngestRefused
 from warehouse.load import PreparedRun, document_identity, load_document, load_results, refuse
 
@@ -72,7 +72,8 @@ def _store_extra(conn: Connection, run_id: str, claim, stamp) -> int:
     return tables.store(conn, claim, claim.identity(), stamp, run_id=run_id)
 
 
-def _backfill(conn: Connection, prepared: PreparedRun) -> list[tuple[str, str, int]]:
+def _backfill(conn: Connection, prepared: PreparedRun,
+              tier_cap: str | None = None) -> list[tuple[str, str, int]]:
     """Extras of an already-stored run that were not stored with it (written into its
     directory later, or of a kind newer than the run's ingest): ``(file, kind, rows)``."""
     stored = {name for (name,) in conn.query_all(
@@ -89,6 +90,7 @@ def _backfill(conn: Connection, prepared: PreparedRun) -> list[tuple[str, str, i
             conn.execute("DELETE FROM run_files WHERE run_id = ? AND name = ?",
                          [prepared.run_id, name])
             _insert_files(conn, prepared.run_id, [by_name[name]])
+            _cap_extras(conn, prepared, tier_cap, {name})
             done.append((name, type(claim).KIND, rows))
     return done
 
@@ -100,18 +102,69 @@ def _stored_files(added: list[tuple[str, str, int]]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def cap_tiers(prepared: PreparedRun, cap: str) -> PreparedRun:
+    """``prepared`` with every tier made at least as restrictive as ``cap`` (the team
+    ingester's rule for a run whose tier A no trusted signature vouches for)."""
+    import pyarrow as pa
+
+    def capped(tier):
+        return None if tier is None else most_restrictive_tier([tier, cap])
+
+    frames = {}
+    for table, frame in prepared.tables.items():
+        if "tier" in frame.column_names:
+            i = frame.column_names.index("tier")
+            frame = frame.set_column(i, "tier", pa.array(
+                [capped(t) for t in frame.column("tier").to_pylist()], pa.string()))
+        frames[table] = frame
+    return replace(prepared, tables=frames,
+                   run_row={**prepared.run_row, "tier": capped(prepared.run_row["tier"])})
+
+
+def _cap_extras(conn: Connection, prepared: PreparedRun, cap: str | None,
+                names=None) -> None:
+    """Cap the tier of the rows the run's extra files stored (inside the caller's
+    transaction): calibration rows by run, the others by their document."""
+    if cap is None:
+        return
+    for name, claim in prepared.extras:
+        if names is not None and name not in names:
+            continue
+        kind = type(claim)
+        for table, columns in kind.TABLES.items():
+            if "tier" not in {c for c, _ in columns}:
+                continue
+            key, value = (("run_id", prepared.run_id) if kind.KIND == "calibration"
+                          else ("document_id", claim.identity()))
+            # qualified: inside the macro's subquery a bare `tier` is tier_ranks' own column
+            conn.execute(f"UPDATE {identifier(table)} SET tier = stricter("
+                         f"{identifier(table)}.tier, ?) WHERE {identifier(key)} = ?",
+                         [cap, value])
+
+
 def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
-          timeout: float | None = None) -> IngestReport:
-    """Write a checked run into the warehouse in one transaction (see :func:`ingest_results`)."""
+          timeout: float | None = None, tier_cap: str | None = None,
+          also: Callable[[Connection, bool], None] | None = None) -> IngestReport:
+    """Write a checked run into the warehouse in one transaction (see :func:`ingest_results`).
+
+    ``tier_cap``: every row is stored at least this restrictive (:func:`cap_tiers`).
+    ``also(conn, inserted)`` runs inside the transaction that stores the run (or, for a run
+    already there, inside a transaction of its own): the team ingester records the
+    submission there, so it is applied exactly when its rows are."""
     import pyarrow as pa
 
     path = resolve_path(db_path)
+    if tier_cap is not None:
+        prepared = cap_tiers(prepared, tier_cap)
     rid, name = prepared.run_id, prepared.control_name
     with ExitStack() as committed, \
             connect(path, read_only=False, check_schema=False, timeout=timeout) as conn:
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM runs WHERE run_id = ?", [rid]):
-            added = _backfill(conn, prepared)
+            added = _backfill(conn, prepared, tier_cap)
+            if also is not None:
+                with conn.transaction():
+                    also(conn, False)
             if not added:
                 return IngestReport(rid, False, f"run {rid[:12]} ({name}) is already in "
                                     f"{path}: nothing to do", db_path=str(path))
@@ -130,7 +183,10 @@ def store(prepared: PreparedRun, db_path=None, *, inserter=insert_bulk,
                     counts[table] = inserter(conn, table, frame)
             for _, claim in prepared.extras:
                 _store_extra(conn, rid, claim, stamp)
+            _cap_extras(conn, prepared, tier_cap)
             _insert_files(conn, rid, prepared.files)
+            if also is not None:
+                also(conn, True)
             if in_transaction_hook is not None:
                 in_transaction_hook(rid)
             # from the COMMIT on, Ctrl-C waits until this function returns: the run is then
@@ -178,12 +234,14 @@ def _document_tier(claim, source: str, conn: Connection) -> str:
     return most_restrictive_tier(tiers) if tiers else "B"
 
 
-def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
+def ingest_document(path_or_mapping, db_path=None, *, tier_cap: str | None = None,
+                    also: Callable[[Connection, bool], None] | None = None) -> IngestReport:
     """Ingest one standalone JSON document carrying a ``"kind"`` field.
 
     Its claim kind (:data:`warehouse.tables.DOCUMENT_KINDS`) validates it first, then its
     rows are stored inside the same transaction as its ``documents`` row
-    (:func:`_document_tier` says under which tier).
+    (:func:`_document_tier` says under which tier; ``tier_cap`` and ``also`` as in
+    :func:`store`).
     """
     doc, source = load_document(path_or_mapping)
     kind = doc.get("kind")
@@ -205,9 +263,14 @@ def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
     with ExitStack() as committed, connect(path, read_only=False, check_schema=False) as conn:
         schema.apply_pending(conn)
         if conn.query_one("SELECT 1 FROM documents WHERE document_id = ?", [doc_id]):
+            if also is not None:
+                with conn.transaction():
+                    also(conn, False)
             return IngestReport(doc_id, False, f"{kind} document {doc_id[:12]} is already in "
                                 f"{path}: nothing to do", kind=kind, db_path=str(path))
         tier = _document_tier(claim, source, conn)
+        if tier_cap is not None:
+            tier = most_restrictive_tier([tier, tier_cap])
         stamp = _now()
         with conn.transaction():
             conn.execute(
@@ -215,6 +278,14 @@ def ingest_document(path_or_mapping, db_path=None) -> IngestReport:
                 "ingested_at, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [doc_id, kind, run_id, corpus, tier, source, stamp, text])
             rows = tables.store(conn, claim, doc_id, stamp)
+            if tier_cap is not None:
+                for table, columns in type(claim).TABLES.items():
+                    if "tier" in {c for c, _ in columns}:
+                        conn.execute(f"UPDATE {identifier(table)} SET tier = stricter("
+                                     f"{identifier(table)}.tier, ?) WHERE document_id = ?",
+                                     [tier_cap, doc_id])
+            if also is not None:
+                also(conn, True)
             if in_transaction_hook is not None:
                 in_transaction_hook(doc_id)
             committed.enter_context(interrupts.deferred(reraise=False))  # as in store()

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "migrate": "harness.cli.migrate",
     "answer": "harness.cli.answer",
     "demo": "harness.cli.demo",
+    "submit": "harness.cli.submit",
 }
 
 

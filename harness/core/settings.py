@@ -12,6 +12,8 @@ variable                    what                                        default
 ``INGESTION_DATA_DIR``      where ``ingestion fetch`` puts corpora      ``~/.cache/retrieval-eval/corpora``
 ``OPENSEARCH_URL``          the OpenSearch node ``--backend opensearch``  none
 ``GITHUB_STEP_SUMMARY``     CI step summary a gate appends to           none
+``HARNESS_SIGNING_KEY``     Ed25519 private key (PEM file) that signs   none (unsigned)
+                            every results directory written
 ==========================  ==========================================  ===========================
 
 Each is read when asked for (never at import), so a test or a command can set it first.
@@ -33,6 +35,7 @@ RERANKER = "HARNESS_RERANKER"
 DATA_DIR = "INGESTION_DATA_DIR"
 OPENSEARCH_URL = "OPENSEARCH_URL"
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+SIGNING_KEY = "HARNESS_SIGNING_KEY"
 
 #: model libraries never reach a hub: weights come from packages or local folders
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -85,6 +88,12 @@ def opensearch_url() -> str | None:
 
 def step_summary() -> str | None:
     return _get(STEP_SUMMARY)
+
+
+def signing_key() -> Path | None:
+    """``$HARNESS_SIGNING_KEY``: the PEM file of the key that signs results directories."""
+    env = _get(SIGNING_KEY)
+    return Path(env) if env else None
 
 
 def go_offline() -> None:

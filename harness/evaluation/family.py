@@ -19,6 +19,7 @@ from harness.claims import ComparisonsClaim, IntervalsClaim, write_claim
 from harness.claims.metrics import METRICS_JSON, PER_QUERY, check_per_query_row, run_id, validate_metrics
 from harness.core.formats import FormatError
 from harness.core.outputs import check_file, is_document
+from harness.core.signing import extend_signature
 from harness.evaluation.results import load_metrics, load_per_query
 from harness.stats.intervals import row_intervals
 from harness.stats.perquery import PerQueryIndex
@@ -156,4 +157,5 @@ def write_family(dirs: Sequence[Path], intervals: Sequence[Mapping],
             if note:
                 notes.append(note)
             write_claim(Path(results) / ComparisonsClaim.RESULTS_FILE, comparisons)
+        extend_signature(results)  # a signed directory stays signed (harness.core.signing)
     return notes

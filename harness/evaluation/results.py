@@ -36,6 +36,7 @@ from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_
 from harness.core import interrupts
 from harness.core.canonical import canonical_lines, sha256_text
 from harness.core.outputs import MARKER, check_directory, marker_files, marker_text
+from harness.core.signing import SIGNATURE_FILE, sign_texts
 
 INTERVALS_JSON, COMPARISONS_JSON = IntervalsClaim.RESULTS_FILE, ComparisonsClaim.RESULTS_FILE
 
@@ -154,12 +155,13 @@ def write_directory(out_dir, files: Mapping[str, str],
     """
     texts = {}
     for name, text in files.items():
-        if name == RUNINFO or Path(name).name != name or name.startswith("."):
+        if name in (RUNINFO, SIGNATURE_FILE) or Path(name).name != name or name.startswith("."):
             raise ValueError(f"results file name {name!r} is reserved or not a plain name")
         texts[name] = text
     info = dict(runinfo or {})
     info.setdefault("host", host_info())
     texts[RUNINFO] = json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+    texts.update(sign_texts(texts))  # signature.json, when $HARNESS_SIGNING_KEY names a key
     texts[MARKER] = marker_text(texts)
 
     out = Path(out_dir)
