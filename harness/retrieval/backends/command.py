@@ -137,16 +137,21 @@ class _Child:
         _kill_group(self.proc)
 
 
-def _read_capped(stream, max_bytes: int, box: dict) -> None:
-    """Read ``stream`` to its end into ``box["data"]``; stop at ``max_bytes`` (``box["over"]``)."""
+def _read_capped(proc: subprocess.Popen, max_bytes: int, box: dict) -> None:
+    """Read the program's stdout to its end into ``box["data"]``; past ``max_bytes`` set
+    ``box["over"]`` and kill its process group (it would block on a full pipe for ever)."""
     chunks, size = [], 0
     while True:
-        chunk = stream.read1(65536)
+        chunk = proc.stdout.read1(65536)
         if not chunk:
             break
         size += len(chunk)
         if size > max_bytes:
             box["over"] = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             break
         chunks.append(chunk)
     box["data"] = b"".join(chunks)
@@ -222,7 +227,7 @@ class CommandBackend(SystemBackend):
         deadline = time.monotonic() + timeout
         proc = _start(self.argv, subprocess.PIPE)
         box: dict = {}
-        reader = threading.Thread(target=_read_capped, args=(proc.stdout, self.max_bytes, box),
+        reader = threading.Thread(target=_read_capped, args=(proc, self.max_bytes, box),
                                   daemon=True)
         reader.start()
         try:
