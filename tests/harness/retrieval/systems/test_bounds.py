@@ -13,7 +13,7 @@ import time
 import pytest
 
 from .conftest import bench, command_args, http_args, write_rankings
-from .hostile import HostileServer, drip, endless_chunks, huge
+from tests.harness.retrieval.hostile import HostileServer, drip, endless_chunks, huge
 
 
 def _refused(tmp_path, capsys, code) -> str:

@@ -15,7 +15,7 @@ import pytest
 from harness.retrieval.backends.base import SearchQuery
 
 from .conftest import bench, http_args
-from .hostile import HostileServer, whole
+from tests.harness.retrieval.hostile import HostileServer, whole
 
 
 def _failed(tmp_path, capsys, code, expected: int = 5) -> str:

@@ -113,7 +113,7 @@ def test_a_secret_is_not_in_the_logs_of_a_real_process(tmp_path, synthetic, rank
 
 
 def test_a_secret_the_server_echoes_is_redacted(tmp_path, synthetic, monkeypatch, capsys):
-    from .hostile import HostileServer, whole
+    from tests.harness.retrieval.hostile import HostileServer, whole
 
     monkeypatch.setenv("SYSTEM_TOKEN", SECRET)
     echo = f'{{"error": "invalid key {SECRET}"}}'.encode()
@@ -147,20 +147,14 @@ def test_a_url_parameter_from_the_environment_is_sent_and_never_written(
         tmp_path, synthetic, rankings, monkeypatch, capsys):
     monkeypatch.setenv("SYSTEM_TOKEN", SECRET)
     out, db = tmp_path / "results", tmp_path / "warehouse.duckdb"
-    seen = []
     with SystemServer(rankings) as server:
-        server_answer = server.answer
-
-        def answer(query_id, k):
-            seen.append(query_id)
-            return server_answer(query_id, k)
-
-        server.answer = answer
         template = server.url + "/search?qid={query_id}&q={query}&k={k}&api_key={env:SYSTEM_TOKEN}"
         assert main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
                      "--backend", "http", "--url-template", template,
                      "--out", str(out), "--db", str(db)]) == 0
-    assert len(seen) == len(rankings)
+        sent = list(server.paths_seen)
+    assert len(sent) == len(rankings)
+    assert all(path.endswith(f"&api_key={SECRET}") for path in sent)
     sut = json.loads((out / "metrics.json").read_text())["system_under_test"]
     assert sut["url_template"].endswith("&api_key={env:SYSTEM_TOKEN}")
     for path in files_under(out, db):

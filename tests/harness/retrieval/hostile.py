@@ -65,11 +65,8 @@ class HostileServer:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(16)
+        self.url = "http://127.0.0.1:%d" % self._sock.getsockname()[1]
         self._stop = threading.Event()
-
-    @property
-    def url(self) -> str:
-        return "http://127.0.0.1:%d" % self._sock.getsockname()[1]
 
     def __enter__(self):
         threading.Thread(target=self._accept, daemon=True).start()
