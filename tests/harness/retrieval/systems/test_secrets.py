@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from harness.cli import main
 
-from .conftest import files_under, http_args
+from .conftest import bench, files_under, http_args
 from .server import SystemServer
 
 SECRET = "sk-test-7f3a9c1e5b"
@@ -72,17 +74,25 @@ def test_a_secret_is_not_in_an_error_message(tmp_path, synthetic, rankings, monk
     assert code == 5 and SECRET not in printed.out + printed.err
 
 
-def test_an_unset_variable_is_refused_before_any_request(tmp_path, synthetic, rankings,
-                                                         monkeypatch, capsys):
-    monkeypatch.delenv("SYSTEM_TOKEN", raising=False)
+@pytest.mark.parametrize("value, message", [
+    (None, "--header Authorization: environment variable SYSTEM_TOKEN is not set"),
+    (SECRET + "\r\nX-Injected: 1",  # the break at character len(SECRET) + 1 == 19
+     "--header Authorization: environment variable SYSTEM_TOKEN: the value holds a line "
+     "break (CR/LF) at character 19"),
+], ids=["unset", "line-break"])
+def test_a_bad_variable_is_refused_before_any_request(tmp_path, synthetic, rankings,
+                                                      monkeypatch, capsys, value, message):
+    if value is None:
+        monkeypatch.delenv("SYSTEM_TOKEN", raising=False)
+    else:
+        monkeypatch.setenv("SYSTEM_TOKEN", value)
     with SystemServer(rankings) as server:
-        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
-                     "--no-warehouse",
-                     *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
-                     "--out", str(tmp_path / "out")])
+        code = bench(synthetic, *http_args(server.url, "--header",
+                                           "Authorization: env:SYSTEM_TOKEN"),
+                     "--out", str(tmp_path / "out"))
         assert server.requests == 0
     err = capsys.readouterr().err
-    assert code == 2 and "--header Authorization: environment variable SYSTEM_TOKEN is not set" in err
+    assert code == 2 and message in err and SECRET not in err
     assert not (tmp_path / "out").exists()
 
 
@@ -118,29 +128,13 @@ def test_a_secret_the_server_echoes_is_redacted(tmp_path, synthetic, monkeypatch
     monkeypatch.setenv("SYSTEM_TOKEN", SECRET)
     echo = f'{{"error": "invalid key {SECRET}"}}'.encode()
     with HostileServer(whole(echo, status="401 Unauthorized")) as server:
-        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
-                     "--no-warehouse",
-                     *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
-                     "--out", str(tmp_path / "out")])
+        code = bench(synthetic, *http_args(server.url, "--header",
+                                           "Authorization: env:SYSTEM_TOKEN"),
+                     "--out", str(tmp_path / "out"))
         assert SECRET.encode() in server.requests[0]  # it was sent
     err = capsys.readouterr().err
     assert code == 5 and "HTTP 401 from the system" in err
     assert SECRET not in err and "invalid key ***" in err
-
-
-def test_a_header_value_with_a_line_break_is_refused_before_any_request(
-        tmp_path, synthetic, rankings, monkeypatch, capsys):
-    monkeypatch.setenv("SYSTEM_TOKEN", SECRET + "\r\nX-Injected: 1")
-    with SystemServer(rankings) as server:
-        code = main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
-                     "--no-warehouse",
-                     *http_args(server.url, "--header", "Authorization: env:SYSTEM_TOKEN"),
-                     "--out", str(tmp_path / "out")])
-        assert server.requests == 0
-    err = capsys.readouterr().err
-    assert code == 2 and SECRET not in err
-    assert ("--header Authorization: environment variable SYSTEM_TOKEN: the value holds a "
-            "line break (CR/LF) at character 19") in err  # len(SECRET) + 1 == 19
 
 
 def test_a_url_parameter_from_the_environment_is_sent_and_never_written(
