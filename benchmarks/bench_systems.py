@@ -3,7 +3,7 @@
 The system is :mod:`benchmarks.system_server` in its own process (an asyncio server that
 answers ten hits, instantly or after 20 ms).  "Ours" is the bench retrieval path: the
 runner's worker pool over :class:`~harness.retrieval.backends.http.HttpBackend` (URL
-template, pooled httpx client, retry wrapper and request log, field map, id check, the
+template, the bounded pooled client, retry loop and request log, field map, id check, the
 harness's tie order).  The baseline is the bare client: the same pooled ``httpx.Client``
 sending the same URLs from the same number of threads and parsing the JSON.
 

@@ -45,6 +45,11 @@ class OutputRefused(ValueError):
     """An output path that would replace something this product did not write."""
 
 
+class OutputFailed(ValueError):
+    """An output that could not be written (a full disk, a file size limit, no permission);
+    nothing of it was kept.  Exit 2, like a refused path: the location cannot take it."""
+
+
 def absolute(path: PathLike) -> Path:
     """``path`` made absolute without resolving symbolic links (``.`` and ``..`` folded)."""
     return Path(os.path.abspath(os.fspath(path)))

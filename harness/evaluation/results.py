@@ -35,7 +35,7 @@ from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_
                                     RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
 from harness.core import interrupts
 from harness.core.canonical import canonical_lines, sha256_text
-from harness.core.outputs import MARKER, check_directory, marker_files, marker_text
+from harness.core.outputs import MARKER, OutputFailed, check_directory, marker_files, marker_text
 from harness.core.signing import SIGNATURE_FILE, sign_texts
 
 INTERVALS_JSON, COMPARISONS_JSON = IntervalsClaim.RESULTS_FILE, ComparisonsClaim.RESULTS_FILE
@@ -172,7 +172,11 @@ def write_directory(out_dir, files: Mapping[str, str],
     staging.mkdir()
     try:
         for name, text in texts.items():
-            (staging / name).write_text(text, encoding="utf-8", newline="")
+            try:
+                (staging / name).write_text(text, encoding="utf-8", newline="")
+            except OSError as exc:
+                raise OutputFailed(f"--out {out}: cannot write {name} ({exc.strerror or exc}); "
+                                   f"nothing was written and {out} is as it was") from None
         old = None
         with interrupts.deferred():  # the swap is never cut in two
             if out.exists():

@@ -56,11 +56,25 @@ class IndexDoc:
 
 @dataclass(frozen=True)
 class SearchQuery:
-    """One query; ``files`` restricts it to those files (the gold-files oracle scope)."""
+    """One query; ``files`` restricts it to those files (the gold-files oracle scope).
+
+    The text must be valid Unicode: a lone surrogate (``"\\ud800"`` in a JSON query file)
+    cannot be sent to any system, so it is refused (ValueError, exit 2) naming the query."""
 
     query_id: str
     text: str
     files: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        for field, value in (("id", self.query_id), ("text", self.text)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(
+                    f"query {self.query_id.encode('utf-8', 'backslashreplace').decode()!r}: "
+                    f"its {field} holds a lone surrogate (U+{ord(value[exc.start]):04X}) at "
+                    f"character {exc.start + 1}, which is not valid Unicode; fix the query "
+                    "file") from None
 
 
 Candidates = dict[str, list[tuple[str, float]]]

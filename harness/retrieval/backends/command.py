@@ -11,18 +11,25 @@
   whole stdout read as one JSON document.
 
 The answer is read with the same field map as ``--backend http``; an answer naming another
-``query_id`` is refused.  What the program prints on stderr is passed through.
+``query_id`` is refused.  An answer (a line, or a per-query program's whole stdout) longer
+than ``--max-response-bytes`` fails the run; nothing longer is ever held.  What the program
+prints on stderr is passed through, never kept.  Each program runs in a process group of its
+own, killed whole when the program is stopped, restarted or times out, so a child it started
+(``sleep 600 &``) cannot outlive it holding a pipe.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
+import time
 
-from harness.retrieval.backends.fieldmap import ResponseError
+from harness.retrieval.backends.fieldmap import ResponseError, decode_json
 from harness.retrieval.backends.retry import SystemFailure, Transient
 from harness.retrieval.backends.system import SystemBackend
 
@@ -40,38 +47,63 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
-def _decode(line: str, query_id: str):
-    try:
-        doc = json.loads(line)
-    except ValueError as exc:
-        raise ResponseError(f"query {query_id}: the command printed {line.strip()[:60]!r}, not a JSON "
-                            f"line ({exc})") from None
+def _decode(data: bytes, query_id: str):
+    doc = decode_json(data, query_id, "the command's answer")
     if isinstance(doc, dict) and "query_id" in doc and str(doc["query_id"]) != query_id:
         raise ResponseError(f"query {query_id}: the command answered for query "
-                            f"{doc['query_id']!r}")
+                            f"{str(doc['query_id'])[:80]!r}")
     return doc
 
 
-class _Child:
-    """One persistent program and a thread reading its stdout lines into a queue."""
+def _start(argv: list[str], stdin) -> subprocess.Popen:
+    """The program in a process group of its own (its children are killed with it); its
+    stderr is the harness's (passed through, never held in memory)."""
+    try:
+        return subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as exc:
+        raise SystemFailure(f"--command: cannot start {argv[0]!r}: {exc}") from None
 
-    def __init__(self, argv: list[str]):
-        try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         text=True, encoding="utf-8", bufsize=1)
-        except OSError as exc:
-            raise SystemFailure(f"--command: cannot start {argv[0]!r}: {exc}") from None
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the program's whole process group (grandchildren holding its pipes too), and
+    reap the program."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+class _TooLong:
+    """Put in a child's line queue when a line passed the byte cap."""
+
+
+class _Child:
+    """One persistent program and a thread reading its stdout lines (each at most
+    ``max_bytes``) into a queue."""
+
+    def __init__(self, argv: list[str], max_bytes: int):
+        self.proc = _start(argv, subprocess.PIPE)
+        self.max_bytes = max_bytes
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        for line in self.proc.stdout:
+        stdout = self.proc.stdout
+        while True:
+            line = stdout.readline(self.max_bytes + 1)
+            if not line:
+                break
+            if len(line) > self.max_bytes:
+                self.lines.put(_TooLong)  # the rest of the line is never read
+                return
             self.lines.put(line)
         self.lines.put(None)
 
-    def ask(self, line: str, timeout: float) -> str:
+    def ask(self, line: bytes, timeout: float, query_id: str) -> bytes:
         try:
-            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.write(line)
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise Transient("died", f"the command exited (code {self.proc.poll()})") from None
@@ -82,12 +114,17 @@ class _Child:
         if answer is None:
             code = self.proc.wait()
             raise Transient("died", f"the command exited (code {code}) before answering")
+        if answer is _TooLong:
+            raise ResponseError(f"query {query_id}: the command's answer line is longer than "
+                                f"{self.max_bytes} bytes (--max-response-bytes); nothing more "
+                                "was read")
         return answer
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def stop(self):
+        """Close its stdin, give it 2 s to exit, then kill its process group."""
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.close()
@@ -96,8 +133,28 @@ class _Child:
             try:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                pass
+        _kill_group(self.proc)
+
+
+def _read_capped(proc: subprocess.Popen, max_bytes: int, box: dict) -> None:
+    """Read the program's stdout to its end into ``box["data"]``; past ``max_bytes`` set
+    ``box["over"]`` and kill its process group (it would block on a full pipe for ever)."""
+    chunks, size = [], 0
+    while True:
+        chunk = proc.stdout.read1(65536)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > max_bytes:
+            box["over"] = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            break
+        chunks.append(chunk)
+    box["data"] = b"".join(chunks)
 
 
 class CommandBackend(SystemBackend):
@@ -128,7 +185,7 @@ class CommandBackend(SystemBackend):
                 pass
             with self._lock:
                 if len(self._children) < self.concurrency:
-                    child = _Child(self.argv)
+                    child = _Child(self.argv, self.max_bytes)
                     self._children.append(child)
                     return child
             try:
@@ -137,8 +194,7 @@ class CommandBackend(SystemBackend):
                 continue
 
     def _replace(self, child: _Child) -> None:
-        child.proc.kill()
-        child.proc.wait()
+        _kill_group(child.proc)
         with self._lock:
             self._children.remove(child)
             self.restarts += 1
@@ -147,13 +203,13 @@ class CommandBackend(SystemBackend):
                                     f"are capped at {self.max_restarts} (--command-restarts)")
 
     def fetch(self, query, k: int):
-        line = json.dumps({"query_id": query.query_id, "query": query.text, "k": k},
-                          ensure_ascii=False)
+        line = (json.dumps({"query_id": query.query_id, "query": query.text, "k": k},
+                           ensure_ascii=False) + "\n").encode("utf-8")
         if self.mode == "per-query":
             return self._run_once(line, query.query_id)
         child = self._take()
         try:
-            answer = child.ask(line, self.policy.timeout)
+            answer = child.ask(line, self.policy.timeout, query.query_id)
         except Transient as exc:
             try:
                 self._replace(child)
@@ -163,19 +219,40 @@ class CommandBackend(SystemBackend):
         self._idle.put(child)
         return _decode(answer, query.query_id), "ok"
 
-    def _run_once(self, line: str, query_id: str):
+    def _run_once(self, line: bytes, query_id: str):
+        """One process for one query: its stdout read (at most ``max_bytes``) until it
+        exits, within ``--http-timeout`` in all; then its process group is killed, so a
+        child it left behind cannot hold the pipe open."""
+        timeout = self.policy.timeout
+        deadline = time.monotonic() + timeout
+        proc = _start(self.argv, subprocess.PIPE)
+        box: dict = {}
+        reader = threading.Thread(target=_read_capped, args=(proc, self.max_bytes, box),
+                                  daemon=True)
+        reader.start()
         try:
-            done = subprocess.run(self.argv, input=line + "\n", capture_output=True, text=True,
-                                  encoding="utf-8", timeout=self.policy.timeout)
-        except subprocess.TimeoutExpired:
-            raise Transient("timeout", f"no answer within {self.policy.timeout:g} s") from None
-        except OSError as exc:
-            raise SystemFailure(f"--command: cannot start {self.argv[0]!r}: {exc}") from None
-        if done.returncode != 0:
-            tail = done.stderr.strip().splitlines()[-1:] or [""]
-            raise Transient(f"exit {done.returncode}",
-                            f"the command exited with code {done.returncode} ({tail[0][:120]!r})")
-        return _decode(done.stdout, query_id), "ok"
+            try:
+                proc.stdin.write(line)
+                proc.stdin.close()
+            except OSError:
+                pass  # it exited without reading: its exit code tells
+            try:
+                code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise Transient("timeout", f"no answer within {timeout:g} s") from None
+        finally:
+            _kill_group(proc)
+            reader.join(timeout=max(0.1, deadline - time.monotonic()))
+            proc.stdout.close()
+        if box.get("over"):
+            raise ResponseError(f"query {query_id}: the command printed more than "
+                                f"{self.max_bytes} bytes (--max-response-bytes)")
+        if code != 0:
+            raise Transient(f"exit {code}", f"the command exited with code {code} (its "
+                                            "stderr is passed through above)")
+        if "data" not in box:
+            raise Transient("timeout", f"no complete answer within {timeout:g} s")
+        return _decode(box["data"], query_id), "ok"
 
     def target(self) -> dict:
         return {"command": self.command, "command_mode": self.mode}

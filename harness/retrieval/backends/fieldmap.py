@@ -13,6 +13,7 @@ a finite number.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -24,6 +25,33 @@ _STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]|(\.)")
 
 class ResponseError(ValueError):
     """A response the field map cannot read; the message names the query and the path."""
+
+
+def decode_json(data: bytes | str, query_id: str, what: str):
+    """``data`` parsed as JSON, or a :class:`ResponseError` naming the query (not JSON, not
+    UTF-8, nested deeper than the parser's recursion limit, an integer of more digits than
+    Python converts)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ResponseError(f"query {query_id}: {what} is JSON nested too deeply to "
+                            "read") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        start = data[:60] if isinstance(data, str) else data[:60].decode("utf-8", "replace")
+        raise ResponseError(f"query {query_id}: {what} is not JSON ({exc}; starts "
+                            f"{start.strip()!r})") from None
+
+
+def finite_score(value) -> float | None:
+    """``value`` as a finite float, or None (not a number, a bool, NaN, infinite, or an
+    integer too large for a float such as 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def parse_path(text: str, flag: str = "--field-map") -> tuple[object, ...]:
@@ -144,10 +172,12 @@ class FieldMap:
             if self.score is None:
                 value = float(len(hits) - rank)
             else:
-                ((score_loc, value),) = _walk(hit, self.score, loc, query_id)
-                if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                        or not math.isfinite(value):
+                ((score_loc, raw),) = _walk(hit, self.score, loc, query_id)
+                number = finite_score(raw)
+                if number is None:
+                    shown = repr(raw) if len(repr(raw)) <= 40 else f"{repr(raw)[:37]}..."
                     raise ResponseError(f"query {query_id}: response field {score_loc!r} is "
-                                        f"{value!r}, not a finite number")
-            out.append((doc_id, float(value)))
+                                        f"{shown}, not a finite number")
+                value = number
+            out.append((doc_id, value))
         return out

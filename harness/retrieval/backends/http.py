@@ -3,10 +3,13 @@
 Each query is one request rendered from ``--url-template`` (placeholders ``{query}``
 URL-encoded, ``{query_id}`` URL-encoded, ``{k}``) and, for POST, ``--body-template`` (JSON
 text; ``{query}`` and ``{query_id}`` are inserted JSON-escaped, so put them inside quotes;
-``{k}`` as a bare number).  Requests go through one pooled ``httpx`` client with
-``--http-concurrency`` connections.  Header values given as ``env:VAR`` are read from the
-environment when the backend is built and never written anywhere: ``system_under_test``
-keeps the header names only.
+``{k}`` as a bare number).  Requests go through one pooled client
+(:mod:`~harness.retrieval.backends.bounded_http`) with ``--http-concurrency`` connections:
+each attempt is answered completely within ``--http-timeout`` seconds or it is a timeout,
+and an answer over ``--max-response-bytes`` fails the run.  Header values given as
+``env:VAR`` and ``{env:VAR}`` template placeholders are read from the environment when the
+backend is built and never written anywhere: ``system_under_test`` keeps the header names
+only, and every message is cleared of them.
 """
 
 from __future__ import annotations
@@ -14,15 +17,25 @@ from __future__ import annotations
 from typing import Sequence
 
 from harness.retrieval.backends.base import SearchQuery
-from harness.retrieval.backends.retry import Transient
-from harness.retrieval.backends.fieldmap import ResponseError
+from harness.retrieval.backends.bounded_http import (
+    BodyTooLarge,
+    BoundedClient,
+    HttpTimeout,
+    HttpUnreachable,
+)
+from harness.retrieval.backends.fieldmap import ResponseError, decode_json
+from harness.retrieval.backends.retry import Transient, parse_retry_after
 from harness.retrieval.backends.system import SystemBackend
 from harness.retrieval.backends.templates import (
+    is_secret,
+    literal_secrets,
     redact_url,
     render_body,
     render_url,
+    resolve_env,
     resolve_header,
 )
+
 
 class HttpBackend(SystemBackend):
     name = "http"
@@ -32,55 +45,41 @@ class HttpBackend(SystemBackend):
                  body_template: str | None = None,
                  headers: Sequence[tuple[str, str]] = (), **kwargs):
         super().__init__(**kwargs)
-        import logging
-
-        import httpx
-
-        # httpx logs every request at INFO: one line per query is noise, and a URL may be
-        # more than the user meant to print
-        for name in ("httpx", "httpcore"):
-            logging.getLogger(name).setLevel(logging.WARNING)
-
         self.url_template = url_template
         self.method = method
         self.body_template = body_template
         self.header_names = tuple(sorted(n for n, _ in headers))
-        headers = {name: resolve_header(value) for name, value in headers}
+        resolved = {name: resolve_header(value, f"--header {name}") for name, value in headers}
+        self._env = resolve_env(url_template, body_template)
+        self.secrets = (*self._env.values(), *literal_secrets(url_template),
+                        *(resolved[n] for n, v in headers if is_secret(v)))
         if body_template is not None:
-            headers.setdefault("Content-Type", "application/json")
-        limits = httpx.Limits(max_connections=self.concurrency,
-                              max_keepalive_connections=self.concurrency)
-        self._client = httpx.Client(headers=headers, limits=limits,
-                                    timeout=httpx.Timeout(self.policy.timeout),
-                                    follow_redirects=False, trust_env=False)
-        self._httpx = httpx
+            resolved.setdefault("Content-Type", "application/json")
+        resolved.setdefault("Accept", "application/json")
+        self._client = BoundedClient(timeout=self.policy.timeout, max_bytes=self.max_bytes,
+                                     connections=self.concurrency, headers=resolved)
 
     def fetch(self, query: SearchQuery, k: int):
-        httpx = self._httpx
-        url = render_url(self.url_template, query, k)
-        content = None if self.body_template is None else render_body(self.body_template,
-                                                                      query, k)
+        url = render_url(self.url_template, query, k, self._env)
+        content = None if self.body_template is None else render_body(
+            self.body_template, query, k, self._env)
         try:
-            response = self._client.request(self.method, url, content=content)
-        except httpx.TimeoutException:
-            raise Transient("timeout", f"no answer within {self.policy.timeout:g} s") from None
-        except httpx.TransportError as exc:
-            raise Transient("connection error",
-                            f"connection error ({type(exc).__name__}: {exc})") from None
-        status = response.status_code
+            answer = self._client.request(self.method, url, content=content)
+        except HttpTimeout as exc:
+            raise Transient("timeout", str(exc)) from None
+        except HttpUnreachable as exc:
+            raise Transient("connection error", f"connection error ({exc})") from None
+        except BodyTooLarge as exc:
+            raise ResponseError(f"query {query.query_id}: {exc} (--max-response-bytes); "
+                                "nothing more was read") from None
+        status = answer.status
         if status == 429 or status >= 500:
-            from harness.retrieval.backends.retry import parse_retry_after
-
             raise Transient(status, f"HTTP {status}",
-                            parse_retry_after(response.headers.get("Retry-After")))
+                            parse_retry_after(answer.headers.get("retry-after")))
         if status != 200:
             raise ResponseError(f"query {query.query_id}: HTTP {status} from the system "
-                                f"({response.text[:120]!r})")
-        try:
-            return response.json(), status
-        except ValueError as exc:
-            raise ResponseError(f"query {query.query_id}: the response is not JSON ({exc}; "
-                                f"starts {response.text[:60]!r})") from None
+                                f"({answer.text()!r})")
+        return decode_json(answer.body, query.query_id, "the response"), status
 
     def target(self) -> dict:
         return {"url_template": redact_url(self.url_template), "method": self.method,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import urllib.parse
 
+from harness.retrieval.backends.retry import check_timeout
 from harness.retrieval.backends.templates import check_body_template, check_template, parse_header
 
 SYSTEM_BACKENDS = ("http", "command")
@@ -21,6 +22,7 @@ SHARED = {
     "--http-concurrency": ("http_concurrency", "concurrency"),
     "--http-timeout": ("http_timeout", "timeout"),
     "--http-retries": ("http_retries", "retries"),
+    "--max-response-bytes": ("max_response_bytes", "max_bytes"),
     "--request-budget": ("request_budget", "budget"),
     "--preserve-order": ("preserve_order", "preserve_order"),
     "--repeat": ("repeat", "repeat"),
@@ -33,6 +35,20 @@ HTTP_ONLY = {
 }
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_count(text: str) -> int:
+    """``'4096'``, ``'64K'``, ``'64M'``, ``'1G'`` (binary units) -> bytes; ValueError else."""
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = value[-1:] if value[-1:] in ("K", "M", "G") else ""
+    digits = value[:len(value) - len(unit)]
+    if not digits.isdigit() or int(digits) < 1:
+        raise ValueError(f"expected a positive number of bytes such as 65536 or 64M, got "
+                         f"{text!r}")
+    return int(digits) * _UNITS[unit]
+
+
 def add_shared_arguments(group) -> None:
     group.add_argument("--field-map", default=None, metavar="hits=PATH,doc_id=PATH,score=PATH",
                        help="where the ranking is in each answer: dotted paths, [*] over a "
@@ -41,10 +57,15 @@ def add_shared_arguments(group) -> None:
     group.add_argument("--http-concurrency", type=int, default=None, metavar="N",
                        help="requests (or command processes) in flight (default 4)")
     group.add_argument("--http-timeout", type=float, default=None, metavar="SECONDS",
-                       help="per-request timeout (default 10)")
+                       help="each attempt's deadline: connection, request and the whole "
+                            "answer within this many seconds (default 10)")
     group.add_argument("--http-retries", type=int, default=None, metavar="N",
                        help="retries after a connection error, timeout, 429 or 5xx, with "
                             "exponential backoff and jitter, Retry-After honoured (default 3)")
+    group.add_argument("--max-response-bytes", type=byte_count, default=None, metavar="BYTES",
+                       help="the most one answer may hold (an HTTP body, a command's answer "
+                            "line or per-query output); larger fails the run, exit 5 "
+                            "(default 64M; suffixes K, M, G)")
     group.add_argument("--request-budget", type=int, default=None, metavar="N",
                        help="most requests to send, retries included (the run fails when spent)")
     group.add_argument("--preserve-order", action="store_true", default=None,
@@ -94,8 +115,8 @@ def shared_options(args, chosen: bool) -> dict:
         least = 0 if kw == "retries" else 1
         if value is not None and value < least:
             raise ValueError(f"{flag} must be at least {least}, got {value}")
-    if out.get("timeout") is not None and not out["timeout"] > 0:
-        raise ValueError(f"--http-timeout must be positive seconds, got {out['timeout']}")
+    if out.get("timeout") is not None:
+        check_timeout(out["timeout"], "--http-timeout")
     from harness.retrieval.backends.fieldmap import FieldMap
 
     FieldMap.parse(out.get("field_map"))
@@ -119,6 +140,7 @@ def options(args, chosen: bool) -> dict:
     if body is not None:
         if method != "POST":
             raise ValueError("--body-template needs --method POST")
+        check_template(body, "--body-template", body=True)
         check_body_template(body)
     if "{query}" not in template + (body or "") and "{query_id}" not in template + (body or ""):
         raise ValueError("--url-template (or --body-template) must hold {query} or {query_id}")

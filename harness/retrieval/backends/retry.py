@@ -13,11 +13,12 @@ Every attempt is counted against the request budget before it is sent, so the co
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeVar
 
 from harness.retrieval.backends.base import BackendError
 from harness.retrieval.backends.fieldmap import ResponseError
@@ -37,6 +38,15 @@ class Transient(Exception):
         self.status = status
         self.detail = detail
         self.retry_after = retry_after
+
+
+def check_timeout(value, flag: str) -> float:
+    """A timeout in seconds: a finite positive number (``inf``, ``nan``, 0 and negatives are
+    refused with ValueError naming ``flag``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{flag} must be a finite positive number of seconds, got {value!r}")
+    return float(value)
 
 
 class SystemFailure(BackendError):
@@ -95,6 +105,10 @@ class RequestLog:
                                     "--request-budget or gate the run (--gate sequential)")
             self.sent += 1
 
+    def count_retry_after(self) -> None:
+        with self._lock:
+            self.retry_after_waits += 1
+
     def record(self, query_id: str, record: QueryRecord) -> None:
         with self._lock:
             key = query_id if self.repeat == 0 else f"{query_id}#{self.repeat + 1}"
@@ -109,6 +123,52 @@ class RequestLog:
 
 
 @dataclass(frozen=True)
+class Backoff:
+    """The wait before retry ``attempt`` (0-based): ``min(cap, base * 2**attempt)`` seconds,
+    or, with ``jitter``, a delay drawn uniformly from ``[0, that]`` (full jitter; Brooker,
+    "Exponential Backoff And Jitter", AWS Architecture Blog 2015).  A ``Retry-After`` is a
+    floor (capped at ``RETRY_AFTER_CAP``)."""
+
+    base: float = BASE_DELAY
+    cap: float = MAX_DELAY
+    jitter: bool = True
+
+    def delay(self, attempt: int, retry_after: float | None = None,
+              rng: random.Random | None = None) -> float:
+        ceiling = min(self.cap, self.base * (2 ** attempt))
+        wait = (rng or random).uniform(0.0, ceiling) if self.jitter else ceiling
+        if retry_after is not None:
+            return max(wait, min(retry_after, RETRY_AFTER_CAP))
+        return wait
+
+    def describe(self) -> str:
+        return (f"{'full jitter' if self.jitter else 'exponential'}, base {self.base:g} s, "
+                f"cap {self.cap:g} s")
+
+
+T = TypeVar("T")
+
+
+def retrying(attempt: Callable[[], T], *, retries: int, backoff: Backoff,
+             rng: random.Random | None = None,
+             on_retry: Callable[[int, Transient, float], None] | None = None) -> T:
+    """Call ``attempt()`` until it returns; a :class:`Transient` it raises is retried after
+    ``backoff.delay`` up to ``retries`` times (``on_retry(n, exc, wait)`` is told first),
+    and the last one is raised again.  The one retry loop of every backend."""
+    for n in range(retries + 1):
+        try:
+            return attempt()
+        except Transient as exc:
+            if n == retries:
+                raise
+            wait = backoff.delay(n, exc.retry_after, rng)
+            if on_retry is not None:
+                on_retry(n, exc, wait)
+            time.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True)
 class RetryPolicy:
     retries: int = DEFAULT_RETRIES
     timeout: float = DEFAULT_TIMEOUT
@@ -118,52 +178,57 @@ class RetryPolicy:
     def __post_init__(self):
         if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
             raise ValueError(f"--http-retries must be a non-negative integer, got {self.retries!r}")
-        if not (self.timeout > 0):
-            raise ValueError(f"--http-timeout must be positive seconds, got {self.timeout!r}")
+        check_timeout(self.timeout, "--http-timeout")
+
+    @property
+    def backoff(self) -> Backoff:
+        return Backoff(self.base_delay, self.max_delay)
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
-        backoff = rng.uniform(0.0, min(self.max_delay, self.base_delay * (2 ** attempt)))
-        if retry_after is not None:
-            return max(backoff, min(retry_after, RETRY_AFTER_CAP))
-        return backoff
+        return self.backoff.delay(attempt, retry_after, rng)
 
     def describe(self) -> dict:
         return {"retries": self.retries, "timeout_seconds": self.timeout,
-                "backoff": f"full jitter, base {self.base_delay:g} s, cap {self.max_delay:g} s; "
-                           "Retry-After honoured"}
+                "backoff": f"{self.backoff.describe()}; Retry-After honoured"}
 
 
 def call(query_id: str, attempt: Callable[[], tuple[object, object]], policy: RetryPolicy,
          log: RequestLog, rng: random.Random | None = None):
     """Run ``attempt()`` (returns ``(result, status)``, raises :class:`Transient`) with
-    retries; record latency (first send to last answer), attempts and status; return the
-    result.  Raises :class:`SystemFailure` once retries are spent."""
-    rng = rng or random.Random()
+    :func:`retrying`; record latency (first send to last answer), attempts and status; return
+    the result.  Raises :class:`SystemFailure` once retries are spent."""
     started = time.perf_counter()
     failures: list[str] = []
-    for n in range(policy.retries + 1):
+    sent = [0]
+
+    def once():
         log.take(query_id)
+        sent[0] += 1
         try:
-            result, status = attempt()
+            return attempt()
         except Transient as exc:
             failures.append(exc.detail)
-            if n == policy.retries:
-                log.record(query_id, QueryRecord((time.perf_counter() - started) * 1000.0,
-                                                 n + 1, exc.status))
-                raise SystemFailure(
-                    f"query {query_id}: {exc.detail} (after {n + 1} attempts; earlier: "
-                    f"{'; '.join(failures[:-1][-3:]) or 'none'}); raise --http-retries or "
-                    "--http-timeout, or fix the system") from None
-            if exc.retry_after is not None:
-                with log._lock:
-                    log.retry_after_waits += 1
-            time.sleep(policy.delay(n, exc.retry_after, rng))
-            continue
-        except ResponseError as exc:
-            log.record(query_id, QueryRecord((time.perf_counter() - started) * 1000.0, n + 1,
-                                             "bad response"))
-            raise SystemFailure(str(exc)) from None
-        log.record(query_id, QueryRecord((time.perf_counter() - started) * 1000.0, n + 1,
+            raise
+
+    def waited(n: int, exc: Transient, wait: float) -> None:
+        if exc.retry_after is not None:
+            log.count_retry_after()
+
+    def record(status) -> None:
+        log.record(query_id, QueryRecord((time.perf_counter() - started) * 1000.0, sent[0],
                                          status))
-        return result
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    try:
+        result, status = retrying(once, retries=policy.retries, backoff=policy.backoff,
+                                  rng=rng, on_retry=waited)
+    except Transient as exc:
+        record(exc.status)
+        raise SystemFailure(
+            f"query {query_id}: {exc.detail} (after {sent[0]} attempts; earlier: "
+            f"{'; '.join(failures[:-1][-3:]) or 'none'}); raise --http-retries or "
+            "--http-timeout, or fix the system") from None
+    except ResponseError as exc:
+        record("bad response")
+        raise SystemFailure(str(exc)) from None
+    record(status)
+    return result

@@ -30,10 +30,20 @@ from harness.retrieval.backends.base import (
 )
 from harness.retrieval.backends.fieldmap import FieldMap, ResponseError
 from harness.retrieval.backends.retry import RequestLog, RetryPolicy, SystemFailure, call
+from harness.retrieval.backends.templates import redact
+
+
+def check_max_bytes(value, flag: str = "--max-response-bytes") -> int:
+    """A byte cap: a positive integer (ValueError naming ``flag`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{flag} must be a positive number of bytes, got {value!r}")
+    return value
 
 #: refuse a run when more than this share of the returned ids is unknown to the corpus
 UNKNOWN_LIMIT = 0.5
 DEFAULT_CONCURRENCY = 4
+#: the cap on one answer (an HTTP body, a command's answer line): ``--max-response-bytes``
+DEFAULT_MAX_BYTES = 64 << 20
 
 
 class SystemBackend(Backend):
@@ -46,8 +56,11 @@ class SystemBackend(Backend):
                  field_map: str | None = None, retries: int | None = None,
                  timeout: float | None = None, budget: int | None = None,
                  concurrency: int | None = None, preserve_order: bool = False,
-                 repeat: int = 1):
+                 repeat: int = 1, max_bytes: int | None = None):
         self.field_map = FieldMap.parse(field_map)
+        self.max_bytes = check_max_bytes(DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
+        #: resolved secrets (header values, {env:VAR}): removed from every message
+        self.secrets: tuple[str, ...] = ()
         kwargs = {k: v for k, v in (("retries", retries), ("timeout", timeout)) if v is not None}
         self.policy = RetryPolicy(**kwargs)
         self.log = RequestLog(budget)
@@ -102,8 +115,8 @@ class SystemBackend(Backend):
             try:
                 ranking = call(q.query_id, attempt, self.policy, self.log, self._rng)[:k]
             except SystemFailure as exc:
-                self._failure = self._failure or exc
-                raise
+                self._failure = self._failure or SystemFailure(redact(str(exc), self.secrets))
+                raise self._failure from None
             self._count(ranking)
             if not self.preserve_order:
                 ranking.sort(key=lambda pair: rank_key(pair[0], pair[1]))
@@ -135,11 +148,11 @@ class SystemBackend(Backend):
             else:
                 hint = ("the system indexes another id scheme or another corpus: index the "
                         "corpus's own doc ids")
-            raise SystemFailure(
+            raise SystemFailure(redact(
                 f"{self.unknown_returned} of {self.returned} returned document ids "
                 f"({100.0 * self.unknown_returned / self.returned:.0f}%) are not in the corpus "
                 f"(e.g. {', '.join(map(repr, examples))}; corpus ids look like "
-                f"{', '.join(map(repr, known))}); likely mismatch: {hint}")
+                f"{', '.join(map(repr, known))}); likely mismatch: {hint}", self.secrets))
 
     def embedding_survey(self) -> EmbeddingSurvey:
         return EmbeddingSurvey(counts={}, dimension=None)
@@ -153,6 +166,7 @@ class SystemBackend(Backend):
             "order": "the system's own (preserve_order)" if self.preserve_order
             else "the harness's tie rule (score, then document structure)",
             "retry": self.policy.describe(),
+            "max_response_bytes": self.max_bytes,
             "request_budget": self.log.budget,
             "repeat": self.repeat,
             "returned_ids": {"returned": self.returned,

@@ -82,12 +82,16 @@ def test_an_exception_mid_write_leaves_the_previous_directory_intact(tmp_path, m
 
     def failing(self, *args, **kwargs):
         calls["n"] += 1
-        if calls["n"] == 2:  # metrics.json is written, metrics.md is not
+        if calls["n"] == 2:  # the first file is written, the second (per_query.jsonl) is not
             raise OSError("disk full")
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", failing)
-    with pytest.raises(OSError, match="disk full"):
+    from harness.core.outputs import OutputFailed
+
+    # a located refusal (exit 2 from the CLI) naming the directory and the file
+    with pytest.raises(OutputFailed, match=rf"--out {out}: cannot write per_query.jsonl \(disk "
+                                           r"full\); nothing was written"):
         write(out, 0.75)
     monkeypatch.undo()
     assert listing(out) == before

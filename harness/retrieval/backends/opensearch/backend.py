@@ -35,7 +35,12 @@ from harness.retrieval.backends.base import (
     ordered_for_index,
 )
 from harness.retrieval.backends.opensearch import mapping, queries
-from harness.retrieval.backends.opensearch.client import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Node
+from harness.retrieval.backends.opensearch.client import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    Node,
+)
 from harness.retrieval.backends.opensearch.options import (
     DEFAULT_EF_SEARCH,
     DEFAULT_SETTLE_TIMEOUT,
@@ -68,7 +73,8 @@ class OpenSearchBackend(QueryEncoding, Backend):
                  timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
                  settle_timeout: float = DEFAULT_SETTLE_TIMEOUT, settle_poll: float = 0.5,
                  m: int = mapping.HNSW_M, ef_construction: int = mapping.EF_CONSTRUCTION,
-                 vector_layout: str | None = None):
+                 vector_layout: str | None = None,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES):
         if not (k1 >= 0) or not (0 <= b <= 1):
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         if dense_search not in DENSE_MODES:
@@ -101,7 +107,8 @@ class OpenSearchBackend(QueryEncoding, Backend):
         self.settle_timeout = float(settle_timeout)
         self.settle_poll = float(settle_poll)
         self.m, self.ef_construction = int(m), int(ef_construction)
-        self.node = Node(url, timeout=timeout, retries=retries, pool=16)
+        self.node = Node(url, timeout=timeout, retries=retries, pool=16,
+                         max_response_bytes=max_response_bytes)
         self.legs: tuple[str, ...] = ()
         self.index_name: str | None = None
         self.documents = 0

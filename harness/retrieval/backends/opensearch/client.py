@@ -6,6 +6,9 @@ Every request goes through :meth:`Node.call`:
   are retried with exponential backoff (``0.25 s x 2^attempt``, at most 8 s, ``retries``
   times) and counted (:meth:`Node.counts`, recorded in runinfo.json);
 * a refused or broken connection is not retried: the node is down, and the message says so;
+* each attempt is answered completely within the timeout and holds at most
+  ``max_response_bytes`` (:mod:`.connection`), or it is a timeout / an error;
+* an answer that is not JSON (a proxy's HTML page) says the URL is probably not a node's;
 * a missing index (404 ``index_not_found_exception``) says the index is gone;
 * anything else is the node's own error type and reason.
 
@@ -17,10 +20,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from urllib.parse import urlsplit
 
 from harness.retrieval.backends.base import BackendError
+from harness.retrieval.backends.retry import Backoff, Transient, check_timeout, retrying
+from harness.retrieval.backends.system import check_max_bytes
+
+#: the default cap on one answer of the node (``--opensearch-max-response-bytes``)
+DEFAULT_MAX_RESPONSE_BYTES = 256 << 20
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +39,8 @@ BACKOFF_CAP = 8.0
 LONG_TIMEOUT = 3600.0
 
 
-def backoff(attempt: int) -> float:
-    """Seconds to wait before retry ``attempt`` (0-based): ``min(8, 0.25 * 2^attempt)``."""
-    return min(BACKOFF_CAP, BACKOFF_START * 2 ** attempt)
+#: ``min(8, 0.25 * 2^attempt)`` seconds before retry ``attempt`` (0-based), no jitter
+BACKOFF = Backoff(BACKOFF_START, BACKOFF_CAP, jitter=False)
 
 
 def check_url(url: str | None) -> str:
@@ -76,19 +82,24 @@ class Node:
     """A client for one node.  Thread-safe (the harness retrieves from a thread pool)."""
 
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT,
-                 retries: int = DEFAULT_RETRIES, pool: int = 10):
+                 retries: int = DEFAULT_RETRIES, pool: int = 10,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES):
         from opensearchpy import OpenSearch
+
+        from harness.retrieval.backends.opensearch.connection import BoundedConnection
 
         logging.getLogger("opensearch").setLevel(logging.WARNING)  # one INFO line per request
         self.url = check_url(url)
-        if not timeout > 0:
-            raise ValueError(f"--opensearch-timeout must be positive, got {timeout!r}")
+        check_timeout(timeout, "--opensearch-timeout")
+        check_max_bytes(max_response_bytes, "--opensearch-max-response-bytes")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"--opensearch-retries must be a non-negative integer, got {retries!r}")
         self.timeout = float(timeout)
         self.retries = retries
         self.client = OpenSearch(hosts=[self.url], timeout=self.timeout, max_retries=0,
-                                 retry_on_timeout=False, pool_maxsize=pool)
+                                 retry_on_timeout=False, pool_maxsize=pool,
+                                 connection_class=BoundedConnection,
+                                 max_response_bytes=max_response_bytes)
         self._lock = threading.Lock()
         self._counts = {"rejected_429": 0, "timeouts": 0, "retries": 0,
                         "bulk_items_rejected_429": 0, "backoff_seconds": 0.0}
@@ -108,44 +119,61 @@ class Node:
     # ------------------------------------------------------------------ requests
 
     def call(self, what: str, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)`` with the retry policy of the module docstring."""
-        from opensearchpy import exceptions as ex
-
-        for attempt in range(self.retries + 1):
+        """``fn(*args, **kwargs)`` with the retry policy of the module docstring (the one
+        retry loop, :func:`~harness.retrieval.backends.retry.retrying`)."""
+        def once():
             try:
                 return fn(*args, **kwargs)
-            except ex.ConnectionTimeout:
-                kind = "timeouts"
-                detail = f"no answer within {kwargs.get('request_timeout', self.timeout):g} s"
-            except ex.ConnectionError as exc:
-                raise BackendError(
-                    f"OpenSearch at {self.url} is unreachable while {what}: {reason(exc)} "
-                    "(is the node running, and is this its URL?)") from None
-            except ex.TransportError as exc:
-                status = exc.status_code
-                if status == 429:
-                    kind, detail = "rejected_429", reason(exc)
-                elif status == 404 and "index_not_found" in reason(exc):
-                    raise BackendError(
-                        f"OpenSearch at {self.url}: {what}: the index does not exist (deleted "
-                        f"during the run?): {reason(exc)}") from None
-                else:
-                    raise BackendError(f"OpenSearch at {self.url} refused {what}: HTTP {status} "
-                                       f"{reason(exc)}") from None
-            self.count(kind)
-            if attempt == self.retries:
-                raise BackendError(
-                    f"OpenSearch at {self.url}: {what} failed {attempt + 1} times "
-                    f"({'HTTP 429' if kind == 'rejected_429' else 'timeout'}: {detail}); gave "
-                    f"up after {self.retries} retries with backoff")
-            wait = backoff(attempt)
+            except Exception as exc:
+                raise self._failure(what, exc, kwargs) from None
+
+        def waited(n: int, exc: Transient, wait: float) -> None:
             self.count("retries")
             self.count("backoff_seconds", wait)
             log.warning("OpenSearch %s while %s (%s); retry %d/%d in %.2f s",
-                        "rejected the request" if kind == "rejected_429" else "timed out",
-                        what, detail, attempt + 1, self.retries, wait)
-            time.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+                        "rejected the request" if exc.status == "rejected_429" else "timed out",
+                        what, exc.detail, n + 1, self.retries, wait)
+
+        try:
+            return retrying(once, retries=self.retries, backoff=BACKOFF, on_retry=waited)
+        except Transient as exc:
+            raise BackendError(
+                f"OpenSearch at {self.url}: {what} failed {self.retries + 1} times "
+                f"({'HTTP 429' if exc.status == 'rejected_429' else 'timeout'}: {exc.detail}); "
+                f"gave up after {self.retries} retries with backoff") from None
+
+    def _failure(self, what: str, exc: Exception, kwargs: dict) -> Exception:
+        """What one failed attempt means: a counted :class:`Transient` (timeout, HTTP 429)
+        or a :class:`BackendError` naming the URL and what was being done."""
+        from opensearchpy import exceptions as ex
+
+        if isinstance(exc, ex.ConnectionTimeout):
+            self.count("timeouts")
+            return Transient("timeouts", "no answer within "
+                             f"{kwargs.get('request_timeout', self.timeout):g} s")
+        if isinstance(exc, ex.ConnectionError):
+            return BackendError(
+                f"OpenSearch at {self.url} is unreachable while {what}: {reason(exc)} "
+                "(is the node running, and is this its URL?)")
+        if isinstance(exc, ex.TransportError):
+            status = exc.status_code
+            if status == 429:
+                self.count("rejected_429")
+                return Transient("rejected_429", reason(exc))
+            if status == 404 and "index_not_found" in reason(exc):
+                return BackendError(
+                    f"OpenSearch at {self.url}: {what}: the index does not exist (deleted "
+                    f"during the run?): {reason(exc)}")
+            return BackendError(f"OpenSearch at {self.url} refused {what}: HTTP {status} "
+                                f"{reason(exc)}")
+        if isinstance(exc, ex.SerializationError):
+            return BackendError(
+                f"{self.url} answered {what} with something that is not JSON ({exc}): "
+                "is this an OpenSearch node's URL?")
+        if isinstance(exc, RecursionError):
+            return BackendError(f"{self.url} answered {what} with JSON nested too deeply to "
+                                "read: is this an OpenSearch node's URL?")
+        return exc
 
     def server(self) -> dict:
         """``{distribution, version, lucene_version, plugins: {name: version}}``; refuses a

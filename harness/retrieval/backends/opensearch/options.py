@@ -26,10 +26,12 @@ FLAGS = {
     "--opensearch-timeout": ("opensearch_timeout", "timeout"),
     "--opensearch-retries": ("opensearch_retries", "retries"),
     "--opensearch-settle-timeout": ("opensearch_settle_timeout", "settle_timeout"),
+    "--opensearch-max-response-bytes": ("opensearch_max_response_bytes", "max_response_bytes"),
 }
 
 
 def add_arguments(group) -> None:
+    from harness.retrieval.backends.http_options import byte_count
     from harness.retrieval.backends.opensearch.mapping import (
         ANALYZERS,
         DEFAULT_ANALYZER,
@@ -55,8 +57,13 @@ def add_arguments(group) -> None:
                        help="delete and reload this run's index when one of this product "
                             "already exists under its name (never another product's index)")
     group.add_argument("--opensearch-timeout", type=float, default=None, metavar="SECONDS",
-                       help="per-request timeout (default 30); timeouts and HTTP 429 are "
-                            "retried with backoff and counted in runinfo.json")
+                       help="each request's deadline: the whole answer within this many "
+                            "seconds (default 30); timeouts and HTTP 429 are retried with "
+                            "backoff and counted in runinfo.json")
+    group.add_argument("--opensearch-max-response-bytes", type=byte_count, default=None,
+                       metavar="BYTES",
+                       help="the most one answer of the node may hold; larger fails the run, "
+                            "exit 5 (default 256M; suffixes K, M, G)")
     group.add_argument("--opensearch-retries", type=int, default=None, metavar="N",
                        help="retries per request after a timeout or HTTP 429 (default 5)")
     group.add_argument("--opensearch-settle-timeout", type=float, default=None,
@@ -76,6 +83,10 @@ def options(args, chosen: bool) -> dict:
 
     out = {kw: given[flag] for flag, (_, kw) in FLAGS.items() if given[flag] is not None}
     out["url"] = check_url(out.get("url") or settings.opensearch_url())
+    if out.get("timeout") is not None:
+        from harness.retrieval.backends.retry import check_timeout
+
+        check_timeout(out["timeout"], "--opensearch-timeout")
     if out.get("dense_search") is not None and args.mode == "bm25":
         raise ValueError("--opensearch-dense needs a dense leg (--mode vector or hybrid)")
     if out.get("fusion") is not None and args.mode != "hybrid":

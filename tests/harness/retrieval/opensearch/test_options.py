@@ -9,7 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.retrieval.backends import BACKEND_OPTIONS, BACKENDS, backend_options
-from harness.retrieval.backends.opensearch.client import backoff, check_url
+from harness.retrieval.backends.opensearch.client import BACKOFF, check_url
 
 
 def _args(argv):
@@ -78,4 +78,4 @@ def test_malformed_urls_are_bad_input(url, message):
 
 
 def test_backoff_doubles_from_a_quarter_second_and_stops_at_eight():
-    assert [backoff(a) for a in range(8)] == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+    assert [BACKOFF.delay(a) for a in range(8)] == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]

@@ -1,9 +1,11 @@
 """A retriever program for ``--backend command`` tests: serves fixed rankings.
 
 ``python retriever.py RANKINGS.json [--per-query] [--crash-after N] [--garbage-at QID]
-[--hang-at QID] [--state FILE]``.  Persistent (default): one JSON line in, one out, until
-stdin closes.  ``--per-query``: reads one line, prints one answer, exits.  ``--state FILE``
-appends one line per answered query (so a test counts work across restarts).
+[--hang-at QID] [--state FILE] [--spawn-sleeper PIDFILE]``.  Persistent (default): one JSON
+line in, one out, until stdin closes.  ``--per-query``: reads one line, prints one answer,
+exits.  ``--state FILE`` appends one line per answered query (so a test counts work across restarts).
+``--spawn-sleeper PIDFILE`` starts ``sleep 300`` holding the program's stdout and stderr
+(a grandchild of the harness) and appends its pid to PIDFILE.
 """
 
 import json
@@ -24,6 +26,12 @@ def main(argv):
             opts[flags[i].lstrip("-")] = flags[i + 1]
             i += 2
     answered = 0
+    if "spawn-sleeper" in opts:
+        import subprocess
+
+        sleeper = subprocess.Popen(["sleep", "300"])
+        with open(opts["spawn-sleeper"], "a", encoding="utf-8") as f:
+            f.write(f"{sleeper.pid}\n")
     for line in sys.stdin:
         request = json.loads(line)
         qid = request["query_id"]

@@ -32,6 +32,7 @@ class SystemServer:
         self.requests = 0
         self.attempts: Counter = Counter()
         self.headers_seen: list[dict] = []
+        self.paths_seen: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -106,6 +107,7 @@ class SystemServer:
             def _reply(self, query_id, k):
                 with server._lock:
                     server.headers_seen.append(dict(self.headers.items()))
+                    server.paths_seen.append(self.path)
                 status, headers, body = server.answer(query_id, k)
                 try:
                     self.send_response(status)

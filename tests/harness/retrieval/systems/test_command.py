@@ -49,7 +49,8 @@ def test_a_program_that_prints_garbage_fails_naming_the_query(tmp_path, syntheti
                                                              capsys):
     bad = sorted(rankings)[4]
     err = _failed(tmp_path, synthetic, rankings, capsys, script_args=("--garbage-at", bad))
-    assert f"query {bad}: the command printed 'this is not json', not a JSON line" in err
+    assert f"query {bad}: the command's answer is not JSON" in err
+    assert "starts 'this is not json'" in err
 
 
 def test_a_program_that_hangs_is_killed_and_the_run_fails(tmp_path, synthetic, rankings,

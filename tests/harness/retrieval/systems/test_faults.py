@@ -101,7 +101,7 @@ def test_a_server_that_hangs_forever_fails_after_the_retries(tmp_path, synthetic
                      "--out", str(tmp_path / "out"))
         assert server.attempts[stuck] == 3
     err = capsys.readouterr().err
-    assert code == 5 and f"query {stuck}: no answer within 0.3 s (after 3 attempts" in err
+    assert code == 5 and f"query {stuck}: no complete answer within 0.3 s (after 3 attempts" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
 
