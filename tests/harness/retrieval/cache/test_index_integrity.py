@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ..tiny import write_qmsum
-from .helpers import bench, claims, outcomes, runinfo
+from .helpers import claims, outcomes, run_one_arm, runinfo
 
 
 @pytest.fixture
@@ -49,17 +49,17 @@ def _extra_file(entry):
 @pytest.mark.parametrize("damage", [_shuffle_scores, _swap_vocabulary, _extra_file])
 def test_an_entry_that_passes_every_structural_check_is_still_rebuilt(damage, corpus, tmp_path):
     cache = tmp_path / "cache"
-    bench(corpus, tmp_path / "uncached", cache, prepared_cache=False)
-    bench(corpus, tmp_path / "first", cache)
+    run_one_arm(corpus, tmp_path / "uncached", cache, prepared_cache=False)
+    run_one_arm(corpus, tmp_path / "first", cache)
     (entry,) = [p for p in (cache / "prepared" / "bm25").iterdir()
                 if p.is_dir() and not p.name.startswith(".")]
     damage(entry)
-    bench(corpus, tmp_path / "second", cache)
+    run_one_arm(corpus, tmp_path / "second", cache)
     assert outcomes(tmp_path / "second") == ("hit", "hit", "miss")
     reason = runinfo(tmp_path / "second")["prepared_cache"]["bm25_index"]["discarded"]
     assert "do not match their recorded sha256" in reason
     assert claims(tmp_path / "second") == claims(tmp_path / "uncached")
-    bench(corpus, tmp_path / "third", cache)  # the rebuilt entry is whole again
+    run_one_arm(corpus, tmp_path / "third", cache)  # the rebuilt entry is whole again
     assert outcomes(tmp_path / "third") == ("hit", "hit", "hit")
     assert "discarded" not in runinfo(tmp_path / "third")["prepared_cache"]["bm25_index"]
     assert claims(tmp_path / "third") == claims(tmp_path / "uncached")
