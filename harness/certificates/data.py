@@ -23,7 +23,8 @@ from typing import Iterable, Mapping, Sequence
 
 from harness.claims.calibration import (CALIBRATION_JSONL, K_MAX, CalibrationRow, validate_row)
 from harness.core.canonical import canonical_lines
-from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.core.formats import FormatError, read_jsonl
+from harness.core.formats.writers import _atomic_write_text
 
 
 

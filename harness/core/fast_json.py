@@ -2,7 +2,7 @@
 and the score column of a TREC run.
 
 orjson (a compiled JSON parser) reads a block of lines as one JSON array, joined as
-:func:`harness.core.formats._together` joins them, in about half the standard decoder's
+:func:`harness.core.formats.json_files._together` joins them, in about half the standard decoder's
 time.  Where it reads a text it gives what ``json.loads`` gives, but for one thing:
 integers beyond 64 bits come back as floats.  The run and qrels readers refuse any such
 value on their fast path (an id must be a string or an integer, a label an integer, a
@@ -22,7 +22,7 @@ from __future__ import annotations
 from os import PathLike
 from typing import Any, Iterator
 
-#: joins lines where some line holds ``""`` (see :func:`harness.core.formats._together`)
+#: joins lines where some line holds ``""`` (see :func:`harness.core.formats.json_files._together`)
 JOINT = "harness-jsonl-joint-7f3a9c"
 
 

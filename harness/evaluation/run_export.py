@@ -24,7 +24,8 @@ from typing import Mapping
 
 from harness.claims.metrics import METRICS_JSON, QRELS, RANKINGS, effective_tiers
 from harness.core.canonical import canonical_json, canonical_line, sha256_file, sha256_text
-from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.core.formats import FormatError, read_jsonl
+from harness.core.formats.writers import _atomic_write_text
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.results import load_claim
 from harness.evaluation.scoring import PRESERVE_ORDER_TIE_BREAK, normalise_ranking

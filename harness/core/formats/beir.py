@@ -1,0 +1,79 @@
+"""BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from harness.core.formats.base import (FormatError, QrelsFile, _add_judgement, _finish_qrels,
+                                       _judgements, read_lines, _whole_text, gc_paused,
+                                       parse_relevance)
+from harness.core.formats.columns import _ODD_SPACE, _labels, _plain_columns
+
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+_HEADER_TEXT = "\t".join(BEIR_QRELS_HEADER)
+
+
+#: whitespace a BEIR field may not hold for its text to be split in one pass
+_TSV_ODD_SPACE = (" ", *(c for c in _ODD_SPACE if c != "\t"))
+
+
+def _fast_beir_qrels(text: str) -> dict | None:
+    header, _, body = text.partition("\n")
+    if (body and header.rstrip("\r") == _HEADER_TEXT and body.isascii()
+            and not any(map(body.__contains__, _TSV_ODD_SPACE))):
+        columns = _plain_columns(body, 3, "\t")  # no field to strip, no blank line
+        if columns is not None:
+            query_ids, doc_ids, texts = columns
+            labels = _labels(texts)
+            if labels is not None:
+                return _judgements(query_ids, doc_ids, labels)
+    lines = list(filter(str.strip, text.split("\n")))
+    if not lines or tuple(p.strip() for p in lines[0].split("\t")) != BEIR_QRELS_HEADER:
+        return None
+    rows = [line.split("\t") for line in islice(lines, 1, None)]
+    if not rows or set(map(len, rows)) != {3}:
+        return None
+    query_ids, doc_ids, texts = (list(map(str.strip, column)) for column in zip(*rows))
+    if "" in query_ids or "" in doc_ids:
+        return None
+    labels = _labels(texts)
+    return None if labels is None else _judgements(query_ids, doc_ids, labels)
+
+
+def read_beir_qrels(path) -> QrelsFile:
+    """BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
+    with gc_paused():
+        text = _whole_text(path)
+        judgements = None if text is None else _fast_beir_qrels(text)
+        if judgements is None:
+            judgements = _located_beir_qrels(path)
+        return _finish_qrels(path, judgements)
+
+
+def _located_beir_qrels(path) -> dict:
+    judgements: dict[str, dict[str, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    header_seen = False
+    for line, text in read_lines(path):
+        parts = text.split("\t")
+        if not header_seen:
+            if tuple(p.strip() for p in parts) != BEIR_QRELS_HEADER:
+                raise FormatError(
+                    path, line, "header",
+                    f"expected header {_HEADER_TEXT!r}, got {text!r}",
+                )
+            header_seen = True
+            continue
+        if len(parts) != 3:
+            raise FormatError(path, line, "columns",
+                              f"expected 3 tab-separated columns, got {len(parts)}")
+        query_id, doc_id, rel = (p.strip() for p in parts)
+        if not query_id:
+            raise FormatError(path, line, "query-id", "empty query id")
+        if not doc_id:
+            raise FormatError(path, line, "corpus-id", "empty document id")
+        _add_judgement(judgements, seen, path, line, query_id, doc_id,
+                       parse_relevance(rel, path, line, "score"))
+    if not judgements:
+        raise FormatError(path, None, None, "empty file: a header but no judgements")
+    return judgements
