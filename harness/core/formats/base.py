@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import re
 from contextlib import contextmanager
+from io import BufferedReader
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import BinaryIO, Iterator, Sequence, SupportsFloat, cast
 
 from harness.core.records import Qrel
+
+#: a path as the readers take it
+FilePath = str | os.PathLike[str]
+#: ``judgements[query_id][doc_id] = relevance``
+Judgements = dict[str, dict[str, int]]
 
 #: the relevance labels every reader accepts (a signed 32-bit integer)
 RELEVANCE_MIN, RELEVANCE_MAX = -2 ** 31, 2 ** 31 - 1
@@ -26,7 +33,7 @@ RANK_DIGITS = 18
 class FormatError(ValueError):
     """Bad input, located: ``file:line: field 'x': what is wrong``."""
 
-    def __init__(self, path, line: int | None, field: str | None, message: str):
+    def __init__(self, path: FilePath, line: int | None, field: str | None, message: str) -> None:
         self.path = str(path)
         self.line = line
         self.field = field
@@ -40,7 +47,7 @@ class QrelsFile:
     """Judgements read from one file: ``judgements[query_id][doc_id] = relevance``."""
 
     path: str
-    judgements: dict[str, dict[str, int]]
+    judgements: Judgements
     #: judgements with a negative label (judged non-relevant)
     negative_labels: int
 
@@ -53,7 +60,7 @@ class QrelsFile:
         ]
 
 
-def _open_bytes(path):
+def _open_bytes(path: FilePath) -> BufferedReader:
     """``path`` opened for reading bytes; a missing or unreadable file is a FormatError."""
     path = Path(path)
     if not path.is_file():
@@ -64,7 +71,7 @@ def _open_bytes(path):
         raise FormatError(path, None, None, f"cannot read: {exc.strerror}") from None
 
 
-def read_lines(path) -> Iterator[tuple[int, str]]:
+def read_lines(path: FilePath) -> Iterator[tuple[int, str]]:
     """Non-blank lines with 1-based numbers; refuses a file with none, or bytes that are
     not UTF-8 (naming the line)."""
     path = Path(path)
@@ -86,7 +93,7 @@ def read_lines(path) -> Iterator[tuple[int, str]]:
 
 
 @contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Build many acyclic containers without the cyclic garbage collector running.
 
     On the way out every tracked object is moved to the oldest generation (``gc.freeze``
@@ -106,7 +113,7 @@ def gc_paused():
         gc.enable()
 
 
-def _whole_text(path) -> str | None:
+def _whole_text(path: FilePath) -> str | None:
     """The file as text without its byte-order mark, or None when it is not UTF-8 (the
     line-by-line reader then names the line)."""
     path = Path(path)
@@ -127,7 +134,7 @@ def _whole_text(path) -> str | None:
 _TEXT_BLOCK = 1 << 18
 
 
-def _text_blocks(path) -> Iterator[str | None]:
+def _text_blocks(path: FilePath) -> Iterator[str | None]:
     """The file as text in blocks of whole lines (about :data:`_TEXT_BLOCK` bytes each),
     without its byte-order mark; a None ends the blocks where one is not UTF-8 (the
     line-by-line reader then names the line)."""
@@ -145,7 +152,7 @@ def _text_blocks(path) -> Iterator[str | None]:
             yield text
 
 
-def _read_lines(handle, path) -> bytes:
+def _read_lines(handle: BinaryIO, path: FilePath) -> bytes:
     """About :data:`_TEXT_BLOCK` bytes of ``handle``, to the end of a line."""
     try:
         data = handle.read(_TEXT_BLOCK)
@@ -157,7 +164,7 @@ def _read_lines(handle, path) -> bytes:
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def _short(value, limit: int = 60) -> str:
+def _short(value: object, limit: int = 60) -> str:
     """``repr(value)``, cut to ``limit`` characters (a number of thousands of digits is
     not echoed whole)."""
     try:
@@ -175,18 +182,19 @@ def _bounded_int(text: str, digits: int) -> int | None:
     return None if len(magnitude) > digits else sign * int(magnitude or "0")
 
 
-def _out_of_range(path, line, field: str, shown: str) -> FormatError:
+def _out_of_range(path: FilePath, line: int | None, field: str, shown: str) -> FormatError:
     return FormatError(path, line, field, f"relevance {shown} is outside the supported range "
                                           f"{RELEVANCE_MIN} .. {RELEVANCE_MAX}")
 
 
-def _in_range(value: int, path, line, field: str) -> int:
+def _in_range(value: int, path: FilePath, line: int | None, field: str) -> int:
     if not RELEVANCE_MIN <= value <= RELEVANCE_MAX:
         raise _out_of_range(path, line, field, _short(value))
     return value
 
 
-def parse_relevance(text: str, path, line: int, field: str = "relevance") -> int:
+def parse_relevance(text: object, path: FilePath, line: int | None,
+                    field: str = "relevance") -> int:
     """An integer relevance label in :data:`RELEVANCE_MIN` .. :data:`RELEVANCE_MAX`;
     ``1.0``, ``1_0`` or ``x`` is refused, never rounded."""
     if not isinstance(text, str) or not _INTEGER.fullmatch(text):
@@ -197,13 +205,13 @@ def parse_relevance(text: str, path, line: int, field: str = "relevance") -> int
     return _in_range(value, path, line, field)
 
 
-def _inexact(path, line, field, shown) -> FormatError:
+def _inexact(path: FilePath, line: int | None, field: str, shown: str) -> FormatError:
     return FormatError(path, line, field,
                        f"integer score {shown} is beyond +-2^53: no double holds it exactly, "
                        "so distinct scores would tie (write it as a decimal)")
 
 
-def parse_score(text, path, line: int | None, field: str = "score") -> float:
+def parse_score(text: object, path: FilePath, line: int | None, field: str = "score") -> float:
     """A finite float score; NaN, infinities, booleans and integers beyond +-2^53 are
     refused."""
     if isinstance(text, bool) or (isinstance(text, str) and "_" in text):
@@ -212,11 +220,11 @@ def parse_score(text, path, line: int | None, field: str = "score") -> float:
         if not -EXACT_INTEGER <= text <= EXACT_INTEGER:
             raise _inexact(path, line, field, _short(text))
     elif isinstance(text, str) and _INTEGER.fullmatch(text.strip()):
-        value = _bounded_int(text.strip(), 16)
-        if value is None or not -EXACT_INTEGER <= value <= EXACT_INTEGER:
+        whole = _bounded_int(text.strip(), 16)
+        if whole is None or not -EXACT_INTEGER <= whole <= EXACT_INTEGER:
             raise _inexact(path, line, field, _short(text))
-    try:
-        value = float(text)
+    try:  # float() raises TypeError for a value of any other kind: refused below
+        value = float(cast("str | SupportsFloat", text))
     except (TypeError, ValueError, OverflowError):
         raise FormatError(path, line, field, f"score must be a number, got {text!r}") from None
     if not math.isfinite(value):
@@ -224,7 +232,8 @@ def parse_score(text, path, line: int | None, field: str = "score") -> float:
     return value
 
 
-def _add_judgement(judgements, seen_lines, path, line, query_id, doc_id, relevance):
+def _add_judgement(judgements: Judgements, seen_lines: dict[tuple[str, str], int], path: FilePath,
+                   line: int, query_id: str, doc_id: str, relevance: int) -> None:
     per_query = judgements.setdefault(query_id, {})
     if doc_id in per_query:
         raise FormatError(
@@ -236,7 +245,7 @@ def _add_judgement(judgements, seen_lines, path, line, query_id, doc_id, relevan
     seen_lines[(query_id, doc_id)] = line
 
 
-def _finish_qrels(path, judgements) -> QrelsFile:
+def _finish_qrels(path: FilePath, judgements: Judgements) -> QrelsFile:
     negative = sum(sum(map((0).__gt__, docs.values())) for docs in judgements.values()
                    if docs and min(docs.values()) < 0)  # most queries have none: min is cheaper
     return QrelsFile(str(path), judgements, negative)
@@ -249,7 +258,8 @@ def _group_starts(query_ids: Sequence[str]) -> list[int] | None:
     return starts if len(starts) == len(set(map(query_ids.__getitem__, starts))) else None
 
 
-def _judgements(query_ids, doc_ids, labels) -> dict[str, dict[str, int]] | None:
+def _judgements(query_ids: Sequence[str], doc_ids: Sequence[str],
+                labels: Sequence[int]) -> Judgements | None:
     """``{query: {doc: label}}`` in file order, or None when a pair repeats."""
     n = len(query_ids)
     starts = _group_starts(query_ids)

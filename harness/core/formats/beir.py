@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from itertools import islice
 
-from harness.core.formats.base import (FormatError, QrelsFile, _add_judgement, _finish_qrels,
-                                       _judgements, read_lines, _whole_text, gc_paused,
-                                       parse_relevance)
+from harness.core.formats.base import (FilePath, FormatError, Judgements, QrelsFile,
+                                       _add_judgement, _finish_qrels, _judgements, _whole_text,
+                                       gc_paused, parse_relevance, read_lines)
 from harness.core.formats.columns import _ODD_SPACE, _labels, _plain_columns
 
 BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -17,7 +17,7 @@ _HEADER_TEXT = "\t".join(BEIR_QRELS_HEADER)
 _TSV_ODD_SPACE = (" ", *(c for c in _ODD_SPACE if c != "\t"))
 
 
-def _fast_beir_qrels(text: str) -> dict | None:
+def _fast_beir_qrels(text: str) -> Judgements | None:
     header, _, body = text.partition("\n")
     if (body and header.rstrip("\r") == _HEADER_TEXT and body.isascii()
             and not any(map(body.__contains__, _TSV_ODD_SPACE))):
@@ -40,7 +40,7 @@ def _fast_beir_qrels(text: str) -> dict | None:
     return None if labels is None else _judgements(query_ids, doc_ids, labels)
 
 
-def read_beir_qrels(path) -> QrelsFile:
+def read_beir_qrels(path: FilePath) -> QrelsFile:
     """BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
     with gc_paused():
         text = _whole_text(path)
@@ -50,8 +50,8 @@ def read_beir_qrels(path) -> QrelsFile:
         return _finish_qrels(path, judgements)
 
 
-def _located_beir_qrels(path) -> dict:
-    judgements: dict[str, dict[str, int]] = {}
+def _located_beir_qrels(path: FilePath) -> Judgements:
+    judgements: Judgements = {}
     seen: dict[tuple[str, str], int] = {}
     header_seen = False
     for line, text in read_lines(path):

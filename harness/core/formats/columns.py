@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from operator import itemgetter
-from typing import Sequence
+from typing import Any, Sequence
 
 from harness.core.fast_json import decimal_floats
 from harness.core.formats.base import EXACT_INTEGER, RANK_DIGITS, RELEVANCE_MAX, RELEVANCE_MIN
@@ -34,7 +34,7 @@ def _labels(texts: Sequence[str]) -> list[int] | None:
     return labels
 
 
-def _scores(values: Sequence, texts: bool = False) -> list[float] | None:
+def _scores(values: Sequence[Any], texts: bool = False) -> list[float] | None:
     """Scores from text (``texts``: all ``str``) or JSON numbers (the fast path's check),
     or None when any would be refused (or needs a closer look: magnitudes from 2^53 on)."""
     kinds = {str} if texts else set(map(type, values))

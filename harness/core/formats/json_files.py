@@ -8,13 +8,19 @@ import re
 from itertools import compress, count, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, overload
 
 from harness.core.fast_json import JOINT as _JOINT, file_blocks
-from harness.core.formats.base import FormatError, _open_bytes, gc_paused
+from harness.core.formats.base import FilePath, FormatError, _open_bytes, gc_paused
 
-_DECODER = json.JSONDecoder()
-_scan = _DECODER.scan_once
+#: a JSON object as read: ``{name: value}``
+JsonObject = dict[str, Any]
+#: the query ids, document ids and third field's values of JSONL lines
+FieldColumns = tuple[list[str], list[str], list[Any]]
+
+#: the scanner ``json.loads`` runs, without its checks around it (``JSONDecoder.__init__``
+#: sets it; typeshed does not declare it)
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _JSONL_BLOCK = 1 << 18  # bytes of lines decoded at a time (see _TEXT_BLOCK)
 
 
@@ -29,14 +35,14 @@ def _json_error(exc: Exception) -> str:
     return f"not valid JSON: {exc}"
 
 
-def _loads(text: str, path, line: int):
+def _loads(text: str, path: FilePath, line: int) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise FormatError(path, line, None, _json_error(exc)) from None
 
 
-def _decoded(lines: list[str]) -> list | None:
+def _decoded(lines: list[str]) -> list[Any] | None:
     """``json.loads`` of every line (none blank), or None where any line needs the full
     decoder (leading or trailing space, an error): the C scanner on each line as is."""
     try:
@@ -48,7 +54,7 @@ def _decoded(lines: list[str]) -> list | None:
     return list(map(itemgetter(0), found))
 
 
-def _together(lines: list[str]) -> list | None:
+def _together(lines: list[str]) -> list[Any] | None:
     """``json.loads`` of every line, read as one JSON array (one call, and its keys read
     once), or None.
 
@@ -65,7 +71,7 @@ def _together(lines: list[str]) -> list | None:
     else:
         joint = _JOINT
     try:
-        values = json.loads("[" + f',"{joint}",'.join(lines) + "]")
+        values: list[Any] = json.loads("[" + f',"{joint}",'.join(lines) + "]")
     except (ValueError, RecursionError):
         return None
     if len(values) != 2 * len(lines) - 1 or values[1::2].count(joint) != len(lines) - 1:
@@ -73,7 +79,8 @@ def _together(lines: list[str]) -> list | None:
     return values[0::2]
 
 
-def _jsonl_block(path, numbers: list[int], lines: list[str]):
+def _jsonl_block(path: FilePath, numbers: list[int],
+                 lines: list[str]) -> tuple[list[Any], FormatError | None]:
     """``(values, error)``: the values of the lines, up to the first that does not read
     (whose located error comes second, else None)."""
     with gc_paused():
@@ -95,13 +102,15 @@ def _jsonl_block(path, numbers: list[int], lines: list[str]):
 _LINE_SPACE = tuple("\n" + c for c in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
-def _split_block(path, raw: list[bytes], first: int):
+def _split_block(path: FilePath, raw: list[bytes],
+                 first: int) -> tuple[list[int], list[str], FormatError | None]:
     """``(numbers, lines, error)`` of one block of lines (``first`` is the number of its
     first): its non-blank lines, cut short by the error of an undecodable line."""
     try:
         text = b"".join(raw).decode("utf-8")
     except UnicodeDecodeError:  # line by line, to name the line
-        numbers, lines = [], []
+        numbers: list[int] = []
+        lines: list[str] = []
         for number, data in enumerate(raw, start=first):
             try:
                 line = data.decode("utf-8").rstrip("\r\n")
@@ -130,7 +139,7 @@ def _split_block(path, raw: list[bytes], first: int):
     return list(compress(count(first), keep)), list(compress(lines, keep)), None
 
 
-def _jsonl_blocks(path) -> Iterator[tuple[list[int], list]]:
+def _jsonl_blocks(path: FilePath) -> Iterator[tuple[list[int], list[Any]]]:
     """``(line numbers, values)`` per block of non-blank lines of a JSONL file, each value
     read as ``json.loads`` reads it; an error names its line."""
     path = Path(path)
@@ -150,7 +159,7 @@ def _jsonl_blocks(path) -> Iterator[tuple[list[int], list]]:
         raise FormatError(path, None, None, "empty file: no records")
 
 
-def read_jsonl(path) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: FilePath) -> Iterator[tuple[int, JsonObject]]:
     """``(line, object)`` per line of a JSONL file; a line that is not an object is refused."""
     for numbers, objects in _jsonl_blocks(path):
         if set(map(type, objects)) == {dict}:
@@ -189,7 +198,7 @@ def _deepest_line(text: str) -> int:
     return where
 
 
-def read_json_object(path) -> dict:
+def read_json_object(path: FilePath) -> JsonObject:
     """A JSON file holding one object, or a :class:`FormatError` naming the file and line.
 
     ``NaN`` / ``Infinity`` parse (as Python does) so that the document's validator can
@@ -219,7 +228,20 @@ def read_json_object(path) -> dict:
     return doc
 
 
-def require_field(obj: Mapping, name: str, path, line: int, kind=str):
+@overload
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+                  kind: type[str] = ...) -> str:
+    ...
+
+
+@overload
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+                  kind: None) -> Any:
+    ...
+
+
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+                  kind: type[str] | None = str) -> Any:
     """``obj[name]``, which must exist and be of ``kind``."""
     if name not in obj:
         raise FormatError(path, line, name, "missing")
@@ -233,10 +255,10 @@ def require_field(obj: Mapping, name: str, path, line: int, kind=str):
     return value
 
 
-def _ids(objects: list[dict], name: str) -> list[str] | None:
+def _ids(objects: list[Any], name: str) -> list[str] | None:
     """The string (or integer) ids of one field, as :func:`require_field` reads them."""
     try:
-        values = list(map(itemgetter(name), objects))
+        values: list[Any] = list(map(itemgetter(name), objects))
     except (KeyError, TypeError):
         return None
     try:
@@ -252,7 +274,7 @@ def _ids(objects: list[dict], name: str) -> list[str] | None:
     return None if "" in values else values
 
 
-def _block_fields(objects: list | None, fields: tuple[str, str, str]):
+def _block_fields(objects: list[Any] | None, fields: tuple[str, str, str]) -> FieldColumns | None:
     """``(query ids, doc ids, third field values)`` of a block of JSON values, or None
     where the block is None or a value is not an object with ids in both id fields and
     the third field."""
@@ -267,13 +289,13 @@ def _block_fields(objects: list | None, fields: tuple[str, str, str]):
         return None
 
 
-def _orjson_blocks(path) -> Iterator[list | None]:
+def _orjson_blocks(path: FilePath) -> Iterator[list[Any] | None]:
     """The values of each block of a JSONL file as orjson reads them
     (:func:`harness.core.fast_json.file_blocks`); a None ends the blocks."""
     return file_blocks(path, _JSONL_BLOCK)
 
 
-def _decoded_blocks(path) -> Iterator[list | None]:
+def _decoded_blocks(path: FilePath) -> Iterator[list[Any] | None]:
     """The values of each block of a JSONL file as the standard decoder reads them
     (:func:`_jsonl_blocks`); a None ends the blocks where a line is refused."""
     try:
@@ -283,19 +305,23 @@ def _decoded_blocks(path) -> Iterator[list | None]:
         yield None
 
 
-def _field_columns(blocks: Iterable[list | None], fields: tuple[str, str, str]):
+def _field_columns(blocks: Iterable[list[Any] | None],
+                   fields: tuple[str, str, str]) -> FieldColumns | None:
     """:func:`_block_fields` of every block, joined; None where that of a block is."""
-    columns: list[list] = [[], [], []]
+    query_ids: list[str] = []
+    doc_ids: list[str] = []
+    values: list[Any] = []
     for objects in blocks:
         block = _block_fields(objects, fields)
         if block is None:
             return None
-        for column, values in zip(columns, block):
-            column += values
-    return columns if columns[0] else None
+        query_ids += block[0]
+        doc_ids += block[1]
+        values += block[2]
+    return (query_ids, doc_ids, values) if query_ids else None
 
 
-def _fast_jsonl(path, fields: tuple[str, str, str]):
+def _fast_jsonl(path: FilePath, fields: tuple[str, str, str]) -> FieldColumns | None:
     """``(query ids, doc ids, third field values)`` of a JSONL file, or None where the
     line-by-line reader must look.  orjson reads it first
     (:mod:`harness.core.fast_json`), the standard decoder where orjson cannot."""

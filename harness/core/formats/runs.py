@@ -6,11 +6,12 @@ from __future__ import annotations
 from itertools import chain, compress, count, islice, repeat
 from operator import add, eq, lt, ne, sub
 
-from harness.core.formats.base import FormatError
+from harness.core.formats.base import FilePath, FormatError
 from harness.core.formats.columns import _ranks
 from harness.core.records import RankedDocs, ScoredDoc
 
-def _add_scored(run, seen, path, line, query_id, doc_id, score):
+def _add_scored(run: dict[str, list[ScoredDoc]], seen: dict[tuple[str, str], int], path: FilePath,
+                line: int, query_id: str, doc_id: str, score: float) -> None:
     if (query_id, doc_id) in seen:
         raise FormatError(
             path, line, "doc_id",
@@ -79,13 +80,14 @@ class _RunBlocks:
         starts = [0, *compress(count(1), map(ne, islice(query_ids, 1, None), query_ids))]
         ends = [*starts[1:], n]
         sizes = list(map(sub, ends, starts))
-        goes_on = query_ids[0] == self._last  # the last run of the block before goes on
+        last = self._last
+        goes_on = query_ids[0] == last  # the last run of the block before goes on
         runs = list(map(set, map(doc_ids.__getitem__, map(slice, starts, ends))))
         heads = list(map(query_ids.__getitem__, starts))
         carried = len(self._docs) if goes_on else 0
-        if goes_on:
+        if goes_on and last is not None:
             runs[0] |= self._docs
-            heads[0] = self._last
+            heads[0] = last
         if list(map(len, runs)) != [sizes[0] + carried, *islice(sizes, 1, None)]:
             self.refused = True
         if rank_texts is not None:
@@ -130,7 +132,7 @@ class _RunBlocks:
         starts: list[int] | None = self.starts
         if self.refused or not query_ids:
             return None
-        if len(starts) != len(set(map(query_ids.__getitem__, starts))):
+        if len(self.starts) != len(set(map(query_ids.__getitem__, self.starts))):
             starts = None  # some query's lines are not contiguous
         if starts is not None and (ranks is None or set(
                 compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
-from harness.core.formats.base import (_INTEGER, FormatError, QrelsFile, _add_judgement,
-                                       _bounded_int, _finish_qrels, _judgements, read_lines, _short,
-                                       _text_blocks, _whole_text, gc_paused, parse_relevance,
-                                       parse_score, RANK_DIGITS)
+from typing import Literal, overload
+
+from harness.core.formats.base import (_INTEGER, RANK_DIGITS, FilePath, FormatError, Judgements,
+                                       QrelsFile, _add_judgement, _bounded_int, _finish_qrels,
+                                       _judgements, _short, _text_blocks, _whole_text, gc_paused,
+                                       parse_relevance, parse_score, read_lines)
 from harness.core.formats.beir import BEIR_QRELS_HEADER
 from harness.core.formats.columns import _columns, _labels, _scores
 from harness.core.formats.runs import _add_scored, _RunBlocks
-from harness.core.records import ScoredDoc
+from harness.core.records import RankedDocs, ScoredDoc
 
-def _fast_trec_qrels(text: str) -> dict | None:
+def _fast_trec_qrels(text: str) -> Judgements | None:
     columns = _columns(text, 4)
     if columns is None:
         return None
@@ -21,7 +23,7 @@ def _fast_trec_qrels(text: str) -> dict | None:
     return None if labels is None else _judgements(query_ids, doc_ids, labels)
 
 
-def read_trec_qrels(path) -> QrelsFile:
+def read_trec_qrels(path: FilePath) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
     with gc_paused():
         text = _whole_text(path)
@@ -31,8 +33,8 @@ def read_trec_qrels(path) -> QrelsFile:
         return _finish_qrels(path, judgements)
 
 
-def _located_trec_qrels(path) -> dict:
-    judgements: dict[str, dict[str, int]] = {}
+def _located_trec_qrels(path: FilePath) -> Judgements:
+    judgements: Judgements = {}
     seen: dict[tuple[str, str], int] = {}
     for line, text in read_lines(path):
         parts = text.split()
@@ -49,16 +51,29 @@ def _located_trec_qrels(path) -> dict:
     return judgements
 
 
-def _fast_trec_run(path, records: bool = True) -> dict | None:
+@overload
+def _fast_trec_run(path: FilePath, records: Literal[True] = ...) -> dict[str, list[ScoredDoc]] | None:
+    ...
+
+
+@overload
+def _fast_trec_run(path: FilePath, records: Literal[False]) -> dict[str, RankedDocs] | None:
+    ...
+
+
+def _fast_trec_run(path: FilePath, records: bool = True
+                   ) -> dict[str, list[ScoredDoc]] | dict[str, RankedDocs] | None:
     """The lists of a TREC run (:meth:`_RunBlocks.lists`) read a block at a time
     (:func:`_text_blocks`), or None where the line-by-line reader must look."""
     run = _RunBlocks(records)
     for text in _text_blocks(path):
-        if text is not None and text.isspace():
+        if text is None:
+            return None
+        if text.isspace():
             continue  # blank lines only
-        columns = None if text is None else _columns(text, 6)
+        columns = _columns(text, 6)
         scores = None if columns is None else _scores(columns[4], texts=True)
-        if scores is None:
+        if columns is None or scores is None:
             return None
         run.add(columns[0], columns[2], scores, columns[3])
         if run.refused:
@@ -66,7 +81,7 @@ def _fast_trec_run(path, records: bool = True) -> dict | None:
     return run.lists()
 
 
-def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
+def read_trec_run(path: FilePath) -> dict[str, list[ScoredDoc]]:
     """TREC run: ``query_id Q0 doc_id rank score tag`` per line.
 
     Each query's list is in rank-column order (file order among equal ranks): that is the
@@ -78,7 +93,7 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
         return _located_trec_run(path) if run is None else run
 
 
-def _located_trec_run(path) -> dict[str, list[ScoredDoc]]:
+def _located_trec_run(path: FilePath) -> dict[str, list[ScoredDoc]]:
     run: dict[str, list[ScoredDoc]] = {}
     ranks: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
