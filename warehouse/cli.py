@@ -145,7 +145,7 @@ def _is_provenance(path: Path) -> bool:
 
 def cmd_export(args) -> int:
     from harness.core.canonical import canonical_json
-    from harness.core.outputs import write_files
+    from harness.core.atomic import write_files
     from warehouse.exports import build_export, render
 
     table, sidecar = _export_targets(args)  # before the warehouse is read

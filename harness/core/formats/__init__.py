@@ -43,7 +43,14 @@ from harness.core.formats.beir import BEIR_QRELS_HEADER, read_beir_qrels
 from harness.core.formats.json_files import read_json_object, read_jsonl, require_field
 from harness.core.formats.jsonl import read_jsonl_qrels, read_jsonl_run
 from harness.core.formats.trec import read_trec_qrels, read_trec_run
-from harness.core.formats.writers import write_beir_qrels, write_jsonl, write_trec_qrels, write_trec_run
+from harness.core.formats.writers import (
+    trec_qrels_text,
+    trec_run_text,
+    write_beir_qrels,
+    write_jsonl,
+    write_trec_qrels,
+    write_trec_run,
+)
 
 __all__ = [
     "BEIR_QRELS_HEADER",
@@ -68,6 +75,8 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "require_field",
+    "trec_qrels_text",
+    "trec_run_text",
     "write_beir_qrels",
     "write_jsonl",
     "write_trec_qrels",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
 from pathlib import Path
-from typing import BinaryIO, Iterator, Sequence, SupportsFloat, cast
+from typing import BinaryIO, Callable, Iterator, Sequence, SupportsFloat, cast
 
 from harness.core.records import Qrel
 
@@ -271,3 +271,15 @@ def _judgements(query_ids: Sequence[str], doc_ids: Sequence[str],
         for query_id, doc_id, label in zip(query_ids, doc_ids, labels):
             out.setdefault(query_id, {})[doc_id] = label
     return out if sum(map(len, out.values())) == n else None
+
+
+def _whole_qrels(path: FilePath, fast: Callable[[str], Judgements | None],
+                 located: Callable[[FilePath], Judgements]) -> QrelsFile:
+    """Qrels read whole by ``fast`` (None: not sure), else line by line by ``located``,
+    which names the first bad line."""
+    with gc_paused():
+        text = _whole_text(path)
+        judgements = None if text is None else fast(text)
+        if judgements is None:
+            judgements = located(path)
+        return _finish_qrels(path, judgements)

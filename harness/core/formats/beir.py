@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import islice
 
 from harness.core.formats.base import (FilePath, FormatError, Judgements, QrelsFile,
-                                       _add_judgement, _finish_qrels, _judgements, _whole_text,
-                                       gc_paused, parse_relevance, read_lines)
+                                       _add_judgement, _judgements, _whole_qrels, parse_relevance,
+                                       read_lines)
 from harness.core.formats.columns import _ODD_SPACE, _labels, _plain_columns
 
 BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -42,12 +42,7 @@ def _fast_beir_qrels(text: str) -> Judgements | None:
 
 def read_beir_qrels(path: FilePath) -> QrelsFile:
     """BEIR qrels TSV: a header row ``query-id corpus-id score`` then one judgement per row."""
-    with gc_paused():
-        text = _whole_text(path)
-        judgements = None if text is None else _fast_beir_qrels(text)
-        if judgements is None:
-            judgements = _located_beir_qrels(path)
-        return _finish_qrels(path, judgements)
+    return _whole_qrels(path, _fast_beir_qrels, _located_beir_qrels)
 
 
 def _located_beir_qrels(path: FilePath) -> Judgements:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Literal, overload
 
 from harness.core.formats.base import (_INTEGER, RANK_DIGITS, FilePath, FormatError, Judgements,
-                                       QrelsFile, _add_judgement, _bounded_int, _finish_qrels,
-                                       _judgements, _short, _text_blocks, _whole_text, gc_paused,
-                                       parse_relevance, parse_score, read_lines)
+                                       QrelsFile, _add_judgement, _bounded_int, _judgements, _short,
+                                       _text_blocks, _whole_qrels, gc_paused, parse_relevance,
+                                       parse_score, read_lines)
 from harness.core.formats.beir import BEIR_QRELS_HEADER
 from harness.core.formats.columns import _columns, _labels, _scores
 from harness.core.formats.runs import _add_scored, _RunBlocks
@@ -25,12 +25,7 @@ def _fast_trec_qrels(text: str) -> Judgements | None:
 
 def read_trec_qrels(path: FilePath) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
-    with gc_paused():
-        text = _whole_text(path)
-        judgements = None if text is None else _fast_trec_qrels(text)
-        if judgements is None:
-            judgements = _located_trec_qrels(path)
-        return _finish_qrels(path, judgements)
+    return _whole_qrels(path, _fast_trec_qrels, _located_trec_qrels)
 
 
 def _located_trec_qrels(path: FilePath) -> Judgements:
