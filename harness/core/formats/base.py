@@ -22,6 +22,13 @@ FilePath = str | os.PathLike[str]
 #: ``judgements[query_id][doc_id] = relevance``
 Judgements = dict[str, dict[str, int]]
 
+#: the whitespace that separates the fields of a TREC line (C's ``isspace``, as trec_eval
+#: splits): any other space (U+00A0, U+2003, U+0085, \x1c-\x1f ...) is part of an id
+ASCII_SPACE = " \t\n\r\x0b\x0c"
+#: what ``str.split()`` splits on besides :data:`ASCII_SPACE`
+_OTHER_SPACE = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_ASCII_RUN = re.compile("[ \t\n\r\x0b\x0c]+")
+
 #: the relevance labels every reader accepts (a signed 32-bit integer)
 RELEVANCE_MIN, RELEVANCE_MAX = -2 ** 31, 2 ** 31 - 1
 #: the largest magnitude of a score written as an integer (every integer up to it is a double)
@@ -84,7 +91,7 @@ def read_lines(path: FilePath) -> Iterator[tuple[int, str]]:
                 raise FormatError(path, number, None, f"not UTF-8 text ({exc.reason})") from None
             if number == 1:
                 line = line.removeprefix("\ufeff")  # a byte-order mark is not data
-            if not line.strip():
+            if not line.strip(ASCII_SPACE):
                 continue
             seen = True
             yield number, line
@@ -283,3 +290,12 @@ def _whole_qrels(path: FilePath, fast: Callable[[str], Judgements | None],
         if judgements is None:
             judgements = located(path)
         return _finish_qrels(path, judgements)
+
+
+def split_fields(text: str) -> list[str]:
+    """The fields of a whitespace-separated line, split as trec_eval splits them: on ASCII
+    whitespace only (:data:`ASCII_SPACE`), so an id may hold any other space."""
+    if _OTHER_SPACE.search(text) is None:
+        return text.split()
+    stripped = text.strip(ASCII_SPACE)
+    return _ASCII_RUN.split(stripped) if stripped else []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-from harness.core.formats.base import (FilePath, FormatError, Judgements, QrelsFile,
+from harness.core.formats.base import (ASCII_SPACE, FilePath, FormatError, Judgements, QrelsFile,
                                        _add_judgement, _judgements, _whole_qrels, parse_relevance,
                                        read_lines)
 from harness.core.formats.columns import _ODD_SPACE, _labels, _plain_columns
@@ -27,13 +27,13 @@ def _fast_beir_qrels(text: str) -> Judgements | None:
             labels = _labels(texts)
             if labels is not None:
                 return _judgements(query_ids, doc_ids, labels)
-    lines = list(filter(str.strip, text.split("\n")))
-    if not lines or tuple(p.strip() for p in lines[0].split("\t")) != BEIR_QRELS_HEADER:
+    lines = [line for line in text.split("\n") if line.strip(ASCII_SPACE)]
+    if not lines or tuple(p.strip(ASCII_SPACE) for p in lines[0].split("\t")) != BEIR_QRELS_HEADER:
         return None
     rows = [line.split("\t") for line in islice(lines, 1, None)]
     if not rows or set(map(len, rows)) != {3}:
         return None
-    query_ids, doc_ids, texts = (list(map(str.strip, column)) for column in zip(*rows))
+    query_ids, doc_ids, texts = ([v.strip(ASCII_SPACE) for v in column] for column in zip(*rows))
     if "" in query_ids or "" in doc_ids:
         return None
     labels = _labels(texts)
@@ -52,7 +52,7 @@ def _located_beir_qrels(path: FilePath) -> Judgements:
     for line, text in read_lines(path):
         parts = text.split("\t")
         if not header_seen:
-            if tuple(p.strip() for p in parts) != BEIR_QRELS_HEADER:
+            if tuple(p.strip(ASCII_SPACE) for p in parts) != BEIR_QRELS_HEADER:
                 raise FormatError(
                     path, line, "header",
                     f"expected header {_HEADER_TEXT!r}, got {text!r}",
@@ -62,7 +62,7 @@ def _located_beir_qrels(path: FilePath) -> Judgements:
         if len(parts) != 3:
             raise FormatError(path, line, "columns",
                               f"expected 3 tab-separated columns, got {len(parts)}")
-        query_id, doc_id, rel = (p.strip() for p in parts)
+        query_id, doc_id, rel = (p.strip(ASCII_SPACE) for p in parts)
         if not query_id:
             raise FormatError(path, line, "query-id", "empty query id")
         if not doc_id:

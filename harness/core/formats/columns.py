@@ -8,7 +8,8 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from harness.core.fast_json import decimal_floats
-from harness.core.formats.base import EXACT_INTEGER, RANK_DIGITS, RELEVANCE_MAX, RELEVANCE_MIN
+from harness.core.formats.base import (_OTHER_SPACE, EXACT_INTEGER, RANK_DIGITS, RELEVANCE_MAX,
+                                       RELEVANCE_MIN, split_fields)
 
 _RANK_BOUND = 10 ** RANK_DIGITS
 
@@ -92,7 +93,7 @@ def _columns(text: str, width: int) -> list[list[str]] | None:
         if columns is not None:
             return columns
     lines = text.split("\n")
-    rows = list(map(str.split, lines))
+    rows = list(map(str.split if _OTHER_SPACE.search(text) is None else split_fields, lines))
     widths = set(map(len, rows))
     if widths != {width}:
         if widths != {0, width}:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Literal, overload
 
-from harness.core.formats.base import (_INTEGER, RANK_DIGITS, FilePath, FormatError, Judgements,
+from harness.core.formats.base import (_INTEGER, ASCII_SPACE, RANK_DIGITS, FilePath, FormatError, Judgements,
                                        QrelsFile, _add_judgement, _bounded_int, _judgements, _short,
                                        _text_blocks, _whole_qrels, gc_paused, parse_relevance,
-                                       parse_score, read_lines)
+                                       parse_score, read_lines, split_fields)
 from harness.core.formats.beir import BEIR_QRELS_HEADER
 from harness.core.formats.columns import _columns, _labels, _scores
 from harness.core.formats.runs import _add_scored, _RunBlocks
@@ -32,7 +32,7 @@ def _located_trec_qrels(path: FilePath) -> Judgements:
     judgements: Judgements = {}
     seen: dict[tuple[str, str], int] = {}
     for line, text in read_lines(path):
-        parts = text.split()
+        parts = split_fields(text)
         if tuple(parts) == BEIR_QRELS_HEADER:
             raise FormatError(path, line, "header",
                               "a BEIR header row in a TREC qrels file (name BEIR qrels *.tsv)")
@@ -64,7 +64,7 @@ def _fast_trec_run(path: FilePath, records: bool = True
     for text in _text_blocks(path):
         if text is None:
             return None
-        if text.isspace():
+        if not text.strip(ASCII_SPACE):
             continue  # blank lines only
         columns = _columns(text, 6)
         scores = None if columns is None else _scores(columns[4], texts=True)
@@ -93,7 +93,7 @@ def _located_trec_run(path: FilePath) -> dict[str, list[ScoredDoc]]:
     ranks: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, text in read_lines(path):
-        parts = text.split()
+        parts = split_fields(text)
         if len(parts) != 6:
             raise FormatError(
                 path, line, "columns",

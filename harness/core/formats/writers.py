@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.core.atomic import write_files
-from harness.core.formats.base import FilePath, FormatError, parse_score
+from harness.core.formats.base import ASCII_SPACE, FilePath, FormatError, parse_score
 from harness.core.formats.beir import BEIR_QRELS_HEADER
 from harness.core.records import Qrel, ScoredDoc
 
@@ -18,8 +18,9 @@ def _write_text(path: FilePath, text: str) -> None:
 
 
 def _token(value: str, where: FilePath, what: str) -> str:
-    """An id written into a whitespace-separated TREC file must hold no whitespace."""
-    if not value or any(c.isspace() for c in value):
+    """An id written into a whitespace-separated TREC file must hold no ASCII whitespace
+    (the readers, as trec_eval, split on it alone: any other space is part of the id)."""
+    if not value or any(c in ASCII_SPACE for c in value):
         raise FormatError(where, None, what, f"{what} {value!r} cannot be written to a TREC file "
                                              "(empty or holds whitespace): write JSONL instead "
                                              "(--format jsonl)")
