@@ -13,6 +13,9 @@ Rows (ratio = ours / baseline, so below 1 is faster):
   one (``tests/harness/core/formats_reference.py``): target 1/3; and the run reader
   ``harness score`` uses (``read_run_columns``: the same lists as two columns per query,
   no record per document) against the previous record-building readers;
+* each reader's fast path against its line-by-line path (the one that names a bad line),
+  on the 160,000-line run and on qrels judging every document of it (160,000 lines): a
+  fast path is kept only where it saves at least 0.1 s (:data:`PATH_SAVING`);
 * ``python -m harness score`` end to end (10 measures, no warehouse) against the
   ``trec_eval -c`` process on the same files, when ``TREC_EVAL`` names a binary: target 5,
   in wall time and in CPU time of the process.  The product's modules are byte-compiled
@@ -39,6 +42,10 @@ MEASURES = ("nDCG@5", "nDCG@10", "nDCG@20", "R@5", "R@10", "R@20", "P@5", "P@10"
 TREC_MEASURES = ("-m", "ndcg_cut.5,10,20", "-m", "recall.5,10,20", "-m", "P.5,10",
                  "-m", "recip_rank", "-m", "map")
 WRITER_TARGET, READER_TARGET, CLI_TARGET = 0.1, 1 / 3, 5.0
+#: CPU seconds a reader's fast path must save on a 160,000-line file to be worth a second path
+PATH_SAVING = 0.1
+#: the size of file that judgement is made on
+FULL_LINES = 160_000
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -60,6 +67,23 @@ def write_inputs(folder: Path, queries: int, docs: int) -> dict[str, Path]:
                                        for q in sorted(qrels) for d, r in sorted(qrels[q].items())))
     write_jsonl(paths["run.jsonl"], ({"query_id": d.query_id, "doc_id": d.doc_id, "score": d.score}
                                      for q in sorted(ranked) for d in ranked[q]))
+    return paths
+
+
+def write_judged_qrels(folder: Path, queries: int, docs: int) -> dict[str, Path]:
+    """Qrels judging every document of the benchmark's run (``queries x docs`` lines), as
+    TREC, BEIR TSV and JSONL, in ``folder``."""
+    from benchmarks.bench_scoring import make_data
+    from harness.core.formats import write_beir_qrels, write_jsonl, write_trec_qrels
+
+    _, run = make_data(queries, docs, shape="dense")
+    qrels = {q: {d: i % 4 - (i % 7 == 0) for i, d in enumerate(sorted(scores))}
+             for q, scores in run.items()}
+    paths = {name: folder / f"judged-{name}" for name in ("qrels.txt", "qrels.tsv", "qrels.jsonl")}
+    write_trec_qrels(paths["qrels.txt"], qrels)
+    write_beir_qrels(paths["qrels.tsv"], qrels)
+    write_jsonl(paths["qrels.jsonl"], ({"query_id": q, "doc_id": d, "relevance": r}
+                                       for q in sorted(qrels) for d, r in sorted(qrels[q].items())))
     return paths
 
 
@@ -140,6 +164,84 @@ def reader_rows(paths, repeats: int) -> list[dict]:
     return rows
 
 
+def _paused(fn, *args, **kwargs):
+    from harness.core.formats import gc_paused
+
+    with gc_paused():  # as the readers run both paths
+        return fn(*args, **kwargs)
+
+
+def _whole(fast, path):
+    from harness.core.formats import gc_paused
+    from harness.core.formats.base import _whole_text
+
+    with gc_paused():  # as the qrels readers run it: on the file read whole
+        return fast(_whole_text(path))
+
+
+def path_rows(paths, judged, repeats: int) -> list[dict]:
+    """Each reader's fast path against its line-by-line path, on the same file (both read
+    it whole and accept it): CPU ms, and the seconds the fast path saves."""
+    from harness.core.formats import beir, json_files, jsonl, trec
+
+    cases = [
+        ("read_trec_run", paths["run.txt"], partial(_paused, trec._fast_trec_run),
+         partial(_paused, trec._located_trec_run)),
+        ("read_run_columns (TREC)", paths["run.txt"],
+         partial(_paused, trec._fast_trec_run, records=False), partial(_paused, trec._located_trec_run)),
+        ("read_jsonl_run", paths["run.jsonl"], partial(_paused, jsonl._fast_jsonl_run),
+         partial(_paused, jsonl._located_jsonl_run)),
+        ("read_run_columns (JSONL)", paths["run.jsonl"],
+         partial(_paused, jsonl._fast_jsonl_run, records=False),
+         partial(_paused, jsonl._located_jsonl_run)),
+        ("read_trec_qrels", judged["qrels.txt"], partial(_whole, trec._fast_trec_qrels),
+         partial(_paused, trec._located_trec_qrels)),
+        ("read_beir_qrels", judged["qrels.tsv"], partial(_whole, beir._fast_beir_qrels),
+         partial(_paused, beir._located_beir_qrels)),
+        ("read_jsonl_qrels", judged["qrels.jsonl"],
+         partial(_paused, json_files._fast_jsonl, fields=("query_id", "doc_id", "relevance")),
+         partial(_paused, jsonl._located_jsonl_qrels)),
+    ]
+    rows = []
+    for reader, path, fast, located in cases:
+        if fast(path) is None:
+            raise RuntimeError(f"{reader}: the fast path does not read {path.name}")
+        ours, baseline = _best_pair(partial(fast, path), partial(located, path), repeats)
+        lines = sum(1 for _ in path.open("rb"))
+        row = _row(f"{reader}: fast path vs line-by-line, {path.name} ({lines:,} lines)", ours,
+                   baseline, "ms (CPU)", None)
+        saved = baseline - ours
+        rows.append({**row, "saved_s": round(saved, 3),
+                     "ok": saved >= PATH_SAVING if lines >= FULL_LINES else None})
+    return rows + [_jsonl_block_row(paths["run.jsonl"], repeats)]
+
+
+def _jsonl_block_row(path: Path, repeats: int) -> dict:
+    """``read_jsonl``'s two block decoders: the block as one JSON array (keys read once)
+    against the C scanner on each line (its path where the array cannot be joined)."""
+    from harness.core.formats import json_files
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+
+    def blocks(decode):
+        with _paused_gc():
+            return [decode(lines[i:i + 2000]) for i in range(0, len(lines), 2000)]
+
+    if blocks(json_files._together) != blocks(json_files._decoded):
+        raise RuntimeError("read_jsonl's block decoders disagree")
+    ours, baseline = _best_pair(partial(blocks, json_files._together),
+                                partial(blocks, json_files._decoded), repeats)
+    row = _row(f"read_jsonl: a block as one array vs the scanner per line, {path.name} "
+               f"({len(lines):,} lines)", ours, baseline, "ms (CPU)", None)
+    return {**row, "saved_s": round(baseline - ours, 3), "ok": None}
+
+
+def _paused_gc():
+    from harness.core.formats import gc_paused
+
+    return gc_paused()
+
+
 def _process(cmd, env) -> tuple[float, float]:
     """Wall and CPU seconds of one run of ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -185,6 +287,8 @@ def run(quick: bool) -> list[dict]:
     folder = Path(tempfile.mkdtemp(prefix="bench-files-"))
     try:
         paths = write_inputs(folder, queries, docs)
-        return writer_rows(paths, repeats) + reader_rows(paths, repeats) + cli_rows(paths, folder, repeats)
+        judged = write_judged_qrels(folder, queries, docs)
+        return (writer_rows(paths, repeats) + reader_rows(paths, repeats)
+                + path_rows(paths, judged, repeats) + cli_rows(paths, folder, repeats))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

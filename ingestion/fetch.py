@@ -24,15 +24,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import secrets
-import shutil
 import tarfile
 import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.core import interrupts, settings
+from harness.core import settings
 from harness.core.canonical import canonical_json, sha256_file
 from ingestion.digest import tree_files, tree_sha256
 from harness.core.sources import SOURCES, Artefact, Source, lookup
@@ -87,7 +85,7 @@ def read_manifest(dest) -> dict:
 def write_manifest(dest, manifest: dict) -> None:
     """Write ``manifest.json`` beside itself and rename it into place (Ctrl-C included,
     the old manifest or the new one, never half, and no temporary file left)."""
-    from harness.core.outputs import write_files
+    from harness.core.atomic import write_files
 
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
@@ -171,34 +169,26 @@ def _stream(source: Source, artefact: Artefact, part: Path, timeout: float) -> t
 
 
 def _safe_extract(archive: Path, target: Path) -> None:
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    try:
+    """Unpack ``archive`` into a new directory swapped in at ``target`` (nothing of a member
+    that would land outside it is written)."""
+    from harness.core.atomic import replace_directory
+
+    def unpack(staging: Path) -> None:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
-                root = tmp.resolve()
+                root = staging.resolve()
                 for member in zf.namelist():
-                    dest = (tmp / member).resolve()
+                    dest = (staging / member).resolve()
                     if root != dest and root not in dest.parents:
                         raise FetchError(f"{archive}: member {member!r} would unpack outside {target}")
-                zf.extractall(tmp)
+                zf.extractall(staging)
         elif tarfile.is_tarfile(archive):
             with tarfile.open(archive) as tf:
-                tf.extractall(tmp, filter="data")
+                tf.extractall(staging, filter="data")
         else:
             raise FetchError(f"{archive}: marked for unpacking but neither zip nor tar")
-        old = target.parent / f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
-        with interrupts.deferred():  # the swap is never cut in two
-            if target.exists():
-                os.replace(target, old)
-            os.replace(tmp, target)
-        if old.exists():
-            shutil.rmtree(old)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+
+    replace_directory(target, unpack)
 
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip")

@@ -241,7 +241,7 @@ def _is_provenance(path: Path) -> bool:
 
 def cmd_export(args) -> int:
     from harness.core.canonical import canonical_json
-    from harness.core.outputs import write_files
+    from harness.core.atomic import write_files
     from harness.stats.best import tied_with_best
     from warehouse.exports import build_export, render
 

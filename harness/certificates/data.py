@@ -23,7 +23,8 @@ from typing import Iterable, Mapping, Sequence
 
 from harness.claims.calibration import (CALIBRATION_JSONL, K_MAX, CalibrationRow, validate_row)
 from harness.core.canonical import canonical_lines
-from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.core.formats import FormatError, read_jsonl
+from harness.core.atomic import write_files
 
 
 
@@ -74,7 +75,7 @@ def write_calibration_rows(path, rows: Iterable[Mapping]) -> Path:
     path = Path(path)
     if path.is_dir():
         path = path / CALIBRATION_JSONL
-    _atomic_write_text(path, calibration_text(rows))
+    write_files([(path, calibration_text(rows))])
     return path
 
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 from itertools import chain, repeat
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, overload
 
 FLOAT_DECIMALS = 10
 
@@ -184,7 +185,7 @@ _NEGATIVE_ZERO = re.compile(r"(?<=\n)-(?=0\.0\n)")
 _SHORT = re.compile(r"-?(?:[1-9][0-9]{0,4}\.[0-9]+|0\.[0-9]{0,3}[1-9][0-9]*|0\.0)")
 
 
-def _float_texts(values) -> list[str]:
+def _float_texts(values: Sequence[float]) -> list[str]:
     """:func:`canonical_float` of every (exact ``float``) value, a column at a time.
 
     ``"%.10f"`` rounds exactly as ``round(v, 10)`` does (both are correctly rounded), and
@@ -203,7 +204,7 @@ def _float_texts(values) -> list[str]:
     return [t if _SHORT.fullmatch(t) else canonical_float(v) for t, v in zip(texts, values)]
 
 
-def _cached(values, encode) -> list[str]:
+def _cached(values: list[Any], encode: Callable[[list[Any]], list[str]]) -> list[str]:
     """``encode`` of each value, computed once per distinct value when values repeat
     (judged on a sample spread over the column first: a set of every value costs more
     than it saves on a column of distinct floats)."""
@@ -213,16 +214,16 @@ def _cached(values, encode) -> list[str]:
     distinct = set(values)
     if len(distinct) * 4 > len(values):
         return encode(values)
-    distinct = list(distinct)
-    table = dict(zip(distinct, encode(distinct)))
+    unique = list(distinct)
+    table = dict(zip(unique, encode(unique)))
     return list(map(table.__getitem__, values))
 
 
-def _ints(values) -> list[str]:
+def _ints(values: list[int]) -> list[str]:
     return list(map(int.__repr__, values))
 
 
-def _strings(values) -> list[str]:
+def _strings(values: list[str]) -> list[str]:
     joined = "".join(values)
     if values and joined.isprintable() and '"' not in joined and "\\" not in joined:
         # nothing to escape (no control character, quote or backslash): quoted as they are
@@ -233,12 +234,12 @@ def _strings(values) -> list[str]:
 _SCALAR_TEXT = {True: "true", False: "false", None: "null"}
 
 
-def _scalars(values) -> list[str]:  # str, bool and None: no two of these kinds compare equal
+def _scalars(values: list[Any]) -> list[str]:  # str, bool and None: no two of these kinds compare equal
     return [_SCALAR_TEXT[v] if v is None or v is True or v is False else _encode_str(v)
             for v in values]
 
 
-def _lists(values) -> list[str] | None:
+def _lists(values: list[list[Any]]) -> list[str] | None:
     """The texts of a column of lists that all hold exact floats, or all booleans (a
     certificate's calibration rows: 50 scores and 50 flags a query), every element of the
     column formatted in one pass; None for any other column."""
@@ -252,14 +253,15 @@ def _lists(values) -> list[str] | None:
         return ["[]"] * len(values)
     else:
         return None
-    out, start = [], 0
+    out: list[str] = []
+    start = 0
     for n in map(len, values):
         out.append("[" + ",".join(texts[start:start + n]) + "]")
         start += n
     return out
 
 
-def _column(values) -> list[str]:
+def _column(values: list[Any]) -> list[str]:
     """The canonical text of each value of one column."""
     kinds = set(map(type, values))
     if kinds == {float}:
@@ -277,7 +279,7 @@ def _column(values) -> list[str]:
     return list(map(canonical_line, values))
 
 
-class Columns(Sequence[dict]):
+class Columns(Sequence[dict[str, Any]]):
     """Rows that all hold the same keys, stored a column at a time.
 
     A sequence of dicts to whoever reads it (each row is built when asked for), and the
@@ -286,7 +288,7 @@ class Columns(Sequence[dict]):
 
     __slots__ = ("names", "columns")
 
-    def __init__(self, columns: dict[str, list]):
+    def __init__(self, columns: dict[str, list[Any]]) -> None:
         lengths = set(map(len, columns.values()))
         if len(lengths) > 1:
             raise ValueError(f"columns of different lengths: {sorted(lengths)}")
@@ -296,27 +298,36 @@ class Columns(Sequence[dict]):
     def __len__(self) -> int:
         return len(self.columns[0]) if self.columns else 0
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]:
+        ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, slice):
             return [dict(zip(self.names, row)) for row in zip(*(c[index] for c in self.columns))]
         return {name: column[index] for name, column in zip(self.names, self.columns)}
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> Iterator[dict[str, Any]]:
         names = self.names
         return (dict(zip(names, row)) for row in zip(*self.columns))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Columns):
             other = list(other)
         return isinstance(other, (list, tuple)) and list(self) == list(other)
 
+    # rows compare by value, so no hash (as a list); typeshed types __hash__ as a method
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Columns({len(self)} rows: {', '.join(self.names)})"
 
 
-def _constant(values) -> bool:
+def _constant(values: list[Any]) -> bool:
     """Whether every value is the first, as a string, None or a boolean (of one type: for
     ``==``, ``True`` is ``1``): the column's text is then the first value's."""
     first = values[0]
@@ -324,11 +335,11 @@ def _constant(values) -> bool:
             and set(map(type, values)) == {type(first)})
 
 
-def _interleaved(names, columns) -> str:
+def _interleaved(names: Sequence[str], columns: Sequence[list[Any]]) -> str:
     """JSONL text of rows given as (non-empty) columns under sorted string ``names``."""
     # each key, then its column's texts; a column of one text joins the keys around it,
     # so each row is assembled from as few pieces as possible
-    pieces: list = []  # a str (the same in every row) or a list (one text per row)
+    pieces: list[str | list[str]] = []  # a str (the same in every row) or a list (one text per row)
     for i, (name, values) in enumerate(zip(names, columns)):
         pieces.append(("{" if i == 0 else ",") + _encode_str(name) + ":")
         if _constant(values):
@@ -337,19 +348,20 @@ def _interleaved(names, columns) -> str:
         texts = _column(values)
         pieces.append(texts[0] if texts.count(texts[0]) == len(texts) else texts)
     pieces.append("}\n")
-    merged: list = []
+    merged: list[str | list[str]] = []
     for piece in pieces:
-        if type(piece) is str and merged and type(merged[-1]) is str:
-            merged[-1] += piece
+        last = merged[-1] if merged else None
+        if isinstance(piece, str) and isinstance(last, str):
+            merged[-1] = last + piece
         else:
             merged.append(piece)
-    if len(merged) == 1:
+    if len(merged) == 1 and isinstance(merged[0], str):  # (one piece is a str: "{...}\n")
         return merged[0] * len(columns[0])
     return "".join(chain.from_iterable(zip(*(
         repeat(piece) if type(piece) is str else piece for piece in merged))))
 
 
-def _columnar(rows: list) -> str:
+def _columnar(rows: list[Any]) -> str:
     """JSONL text of dicts that all hold the same string keys; :class:`_General` (or a
     KeyError) for anything else."""
     if set(map(type, rows)) != {dict}:
@@ -391,7 +403,7 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def sha256_file(path, chunk_size: int = 1 << 20) -> str:
+def sha256_file(path: str | os.PathLike[str], chunk_size: int = 1 << 20) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(chunk_size), b""):

@@ -2,7 +2,7 @@
 and the score column of a TREC run.
 
 orjson (a compiled JSON parser) reads a block of lines as one JSON array, joined as
-:func:`harness.core.formats._together` joins them, in about half the standard decoder's
+:func:`harness.core.formats.json_files._together` joins them, in about half the standard decoder's
 time.  Where it reads a text it gives what ``json.loads`` gives, but for one thing:
 integers beyond 64 bits come back as floats.  The run and qrels readers refuse any such
 value on their fast path (an id must be a string or an integer, a label an integer, a
@@ -20,9 +20,9 @@ that value (both round correctly), and the one ``float`` call per text is saved.
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
-#: joins lines where some line holds ``""`` (see :func:`harness.core.formats._together`)
+#: joins lines where some line holds ``""`` (see :func:`harness.core.formats.json_files._together`)
 JOINT = "harness-jsonl-joint-7f3a9c"
 
 
@@ -76,7 +76,7 @@ def file_blocks(path: str | PathLike[str], block_bytes: int) -> Iterator[list[An
                 return
 
 
-def decimal_floats(texts: list[str]) -> list[float] | None:
+def decimal_floats(texts: Sequence[str]) -> list[float] | None:
     """``float`` of each text where every text is one JSON number read as a float (with a
     fraction or an exponent, in range); None otherwise (an integer text, whose ``-0``
     ``float`` reads as -0.0, included), or where orjson is not installed."""

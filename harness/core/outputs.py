@@ -12,20 +12,18 @@ empty or recognisably the same kind of output (:func:`check_file`; for a claim d
 
 A refusal is :class:`OutputRefused` (a ``ValueError``: exit 2), naming what is there;
 nothing is touched.  Files are written beside their destination and renamed into place
-(:func:`write_files`); the temporary files are removed on every failure path, Ctrl-C
-included.
+(:func:`harness.core.atomic.write_files`); the temporary files are removed on every failure
+path, Ctrl-C included.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
-
-from harness.core import interrupts
+from harness.core.atomic import write_files
 
 #: what a command names as a path
 PathLike = Union[str, "os.PathLike[str]"]
@@ -210,71 +208,6 @@ def check_file(path: PathLike, *, recognise: Callable[[Path], bool], what: str,
                             f"product ({out.stat().st_size} bytes); refusing to replace it: "
                             "remove it or choose another path")
     return out
-
-
-def temporary(path: Path) -> Path:
-    """A fresh sibling name for ``path``'s temporary file (``.NAME.tmp-PID-TOKEN``)."""
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-
-
-def _keep(path: Path) -> Path | None:
-    """A second name for the file at ``path`` (a hard link, else a copy), so a failed swap
-    can put it back; None when there is nothing there."""
-    if not path.exists():
-        return None
-    backup = path.with_name(f".{path.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
-    try:
-        os.link(path, backup)
-    except OSError:
-        import shutil
-
-        shutil.copy2(path, backup)
-    return backup
-
-
-def write_files(targets: Sequence[tuple[Path, str | bytes]], *, reraise: bool = True) -> None:
-    """Write each ``(path, data)`` beside its path, then rename them all into place with
-    Ctrl-C held back, so they appear together.  The paths must have been checked
-    (:func:`check_file`).  A failure at any point, Ctrl-C included, removes every temporary
-    file and leaves the old files as they were (a rename that fails puts back the ones
-    already renamed).  A Ctrl-C held back during the renames is raised once they are done,
-    or with ``reraise=False`` left for the caller (:func:`harness.core.interrupts.take_late`)."""
-    temps: list[tuple[Path, Path]] = []
-    kept: list[tuple[Path, Path | None]] = []
-    try:
-        for path, data in targets:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = temporary(path)
-            temps.append((tmp, path))
-            if isinstance(data, bytes):
-                with tmp.open("xb") as handle:
-                    handle.write(data)
-            else:
-                with tmp.open("x", encoding="utf-8", newline="") as handle:
-                    handle.write(data)
-        with interrupts.deferred(reraise=reraise):
-            try:
-                for tmp, path in temps:
-                    kept.append((path, _keep(path)))
-                    os.replace(tmp, path)
-            except BaseException:
-                for path, backup in reversed(kept):
-                    try:
-                        if backup is not None:
-                            os.replace(backup, path)
-                        else:  # it did not exist before
-                            path.unlink(missing_ok=True)
-                    except OSError:  # put back what can be; the first error is the story
-                        continue
-                raise
-    except BaseException:
-        for tmp, _ in temps:
-            tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        for _, backup in kept:
-            if backup is not None:
-                backup.unlink(missing_ok=True)
 
 
 def write_file(path: PathLike, data: str | bytes, *, recognise: Callable[[Path], bool], what: str,

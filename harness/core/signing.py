@@ -34,7 +34,8 @@ from typing import Any, Mapping
 
 from harness.core import settings
 from harness.core.canonical import canonical_json
-from harness.core.outputs import check_file, write_files
+from harness.core.atomic import write_files
+from harness.core.outputs import check_file
 
 SIGNATURE_FILE = "signature.json"
 ALGORITHM = "Ed25519"

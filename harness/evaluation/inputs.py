@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.core.canonical import sha256_file, sha256_text
-from harness.core.formats import FormatError, _lines, read_qrels, read_run
+from harness.core.formats import FormatError, read_lines, read_qrels, read_run
 from harness.core.records import ScoredDoc
 
 #: the columns a DataFrame input needs, by what it holds
@@ -355,7 +355,7 @@ def read_run_input(run, label: str = "run") -> RunInput:
 def read_query_classes(path) -> dict[str, str]:
     """A TSV ``query_id<TAB>class`` per line (``harness score --query-classes``)."""
     classes = {}
-    for line, text in _lines(path):
+    for line, text in read_lines(path):
         parts = text.split("\t")
         if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
             raise FormatError(path, line, None, "expected 'query_id<TAB>class'")

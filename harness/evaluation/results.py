@@ -10,10 +10,10 @@ Layout of one results directory::
     runinfo.json        durations, latency samples, host: outside the claim
 
 Extra claim files (``calibration.jsonl``, ``answers.md`` ...) are passed in ``extra_files``.
-The directory is built beside its destination (``.NAME.staging-PID-TOKEN``) and renamed
-into place, so an interrupted run leaves the previous result (or nothing), never half of a
-new one.  What a killed writer leaves behind is tidied by the next write
-(:func:`recover_stale`).  An existing destination is replaced only when it is empty or a
+The directory is built beside its destination and renamed into place
+(:func:`harness.core.atomic.replace_directory`), so an interrupted run leaves the previous
+result (or nothing), never half of a new one; what a killed writer leaves behind is tidied
+by the next write.  An existing destination is replaced only when it is empty or a
 directory this product wrote holding nothing else (:func:`replaceable_files`); every directory
 written carries the marker ``.harness-output.json`` naming its files.
 """
@@ -24,8 +24,6 @@ import json
 import logging
 import os
 import platform
-import shutil
-import secrets
 import socket
 from pathlib import Path
 from typing import Any, Mapping
@@ -33,7 +31,7 @@ from typing import Any, Mapping
 from harness.claims import ComparisonsClaim, IntervalsClaim
 from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
                                     RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
-from harness.core import interrupts
+from harness.core.atomic import replace_directory
 from harness.core.canonical import canonical_lines, sha256_text
 from harness.core.outputs import MARKER, OutputFailed, check_directory, marker_files, marker_text
 from harness.core.signing import SIGNATURE_FILE, sign_texts
@@ -53,53 +51,6 @@ def host_info() -> dict:
 
 def _jsonl_text(rows) -> str:
     return canonical_lines(rows)
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    return True
-
-
-def _leftovers(out: Path, kind: str) -> list[tuple[Path, int]]:
-    """``.NAME.{kind}-PID-...`` directories beside ``out``, with their writer's pid."""
-    prefix = f".{out.name}.{kind}-"
-    found = []
-    for path in sorted(out.parent.iterdir()):
-        if path.name.startswith(prefix) and path.is_dir():
-            pid = path.name[len(prefix):].split("-", 1)[0]
-            if pid.isdigit():
-                found.append((path, int(pid)))
-    return found
-
-
-def recover_stale(out_dir) -> None:
-    """Tidy what a killed writer left beside ``out_dir``.
-
-    A staging directory of a dead process is removed.  A ``.old`` directory of a dead
-    process is the previous result, moved aside just before the new one was renamed in:
-    if the new one never arrived it is put back, otherwise it is removed.  Directories of
-    live writers are left alone.
-    """
-    out = Path(out_dir)
-    for path, pid in _leftovers(out, "staging"):
-        if not _pid_alive(pid):
-            log.info("removing stale staging directory %s", path)
-            shutil.rmtree(path, ignore_errors=True)
-    for path, pid in _leftovers(out, "old"):
-        if _pid_alive(pid):
-            continue
-        if not out.exists():
-            log.warning("restoring %s from %s (its writer died mid-swap)", out, path)
-            os.replace(path, out)
-        else:
-            shutil.rmtree(path, ignore_errors=True)
 
 
 #: claim files other commands add to a results directory later (``harness intervals``) and
@@ -150,7 +101,8 @@ def write_directory(out_dir, files: Mapping[str, str],
 
     Everything is written into a staging directory beside ``out_dir``, which replaces
     ``out_dir`` by rename: an exception (or Ctrl-C) at any point leaves the previous
-    directory as it was; leftovers of a killed writer are tidied by :func:`recover_stale`.
+    directory as it was; leftovers of a killed writer are tidied by
+    :func:`harness.core.atomic.recover_stale`.
     An existing ``out_dir`` is replaced only when :func:`check_out_directory` allows it.
     """
     texts = {}
@@ -166,35 +118,16 @@ def write_directory(out_dir, files: Mapping[str, str],
 
     out = Path(out_dir)
     check_out_directory(out, texts)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    recover_stale(out)
-    staging = _fresh(out, "staging")
-    staging.mkdir()
-    try:
+
+    def build(staging: Path) -> None:
         for name, text in texts.items():
             try:
                 (staging / name).write_text(text, encoding="utf-8", newline="")
             except OSError as exc:
                 raise OutputFailed(f"--out {out}: cannot write {name} ({exc.strerror or exc}); "
                                    f"nothing was written and {out} is as it was") from None
-        old = None
-        with interrupts.deferred():  # the swap is never cut in two
-            if out.exists():
-                check_out_directory(out, texts)  # as it is now, just before it goes
-                old = _fresh(out, "old")
-                os.replace(out, old)
-            try:
-                os.replace(staging, out)
-            except BaseException:
-                if old is not None and not out.exists():
-                    os.replace(old, out)
-                raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return out
+
+    return replace_directory(out, build, before_swap=lambda now: check_out_directory(now, texts))
 
 
 def render_results(
@@ -245,11 +178,6 @@ def write_results(
     info = dict(runinfo or {})
     info["run_id"] = claim.identity()
     return write_directory(out_dir, files, info)
-
-
-def _fresh(out: Path, kind: str) -> Path:
-    """A new sibling name ``.NAME.{kind}-PID-TOKEN`` (pid first: see recover_stale)."""
-    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def load_claim(path) -> MetricsClaim:

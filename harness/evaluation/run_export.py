@@ -24,7 +24,9 @@ from typing import Mapping
 
 from harness.claims.metrics import METRICS_JSON, QRELS, RANKINGS, effective_tiers
 from harness.core.canonical import canonical_json, canonical_line, sha256_file, sha256_text
-from harness.core.formats import FormatError, _atomic_write_text, read_jsonl
+from harness.core.atomic import write_files
+from harness.core.formats import FormatError, read_jsonl, trec_qrels_text, trec_run_text
+from harness.core.records import Qrel, ScoredDoc
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.results import load_claim
 from harness.evaluation.scoring import PRESERVE_ORDER_TIE_BREAK, normalise_ranking
@@ -38,14 +40,6 @@ SIDECAR_SUFFIX = ".provenance.json"
 def sidecar_path(out) -> Path:
     out = Path(out)
     return out.with_name(out.name + SIDECAR_SUFFIX)
-
-
-def _token(value, where: str, field: str) -> str:
-    text = str(value)
-    if not text or any(c.isspace() for c in text):
-        raise FormatError(where, None, field, f"{field} {text!r} cannot be written to a TREC "
-                                              "file (empty or holds whitespace): use --format jsonl")
-    return text
 
 
 def _rows(results_dir: Path, what: str, claim) -> list[dict]:
@@ -116,14 +110,12 @@ def export_text(results_dir, what: str = "rankings", fmt: str = "trec", *,
     if what == "rankings":
         run_tag = tag if tag is not None else claim.control_name
         if fmt == "trec":
-            _token(run_tag, "--tag", "tag")
-            lines = [f"{_token(q, where, 'query_id')} Q0 {_token(r['doc_id'], where, 'doc_id')} "
-                     f"{rank} {float(r['score'])!r} {run_tag}\n"
-                     for q, docs in lists.items() for rank, r in enumerate(docs, start=1)]
+            text = trec_run_text({q: [ScoredDoc(q, str(r["doc_id"]), float(r["score"])) for r in docs]
+                                  for q, docs in lists.items()}, run_tag, where, tag_where="--tag")
         else:
-            lines = [canonical_line({"query_id": q, "doc_id": r["doc_id"], "rank": rank,
-                                     "score": float(r["score"])}) + "\n"
-                     for q, docs in lists.items() for rank, r in enumerate(docs, start=1)]
+            text = "".join(canonical_line({"query_id": q, "doc_id": r["doc_id"], "rank": rank,
+                                           "score": float(r["score"])}) + "\n"
+                           for q, docs in lists.items() for rank, r in enumerate(docs, start=1))
         kept = (doc.get("retrieval") or {}).get("rankings_kept")
         cut = sorted(q for q, docs in lists.items() if isinstance(kept, int) and len(docs) >= kept)
         reordered = [] if preserve else _reordered(lists)
@@ -140,12 +132,12 @@ def export_text(results_dir, what: str = "rankings", fmt: str = "trec", *,
                           else "by score, ties by (doc_type, file_id, chunk_index)"}
     else:
         if fmt == "trec":
-            lines = [f"{_token(q, where, 'query_id')} 0 {_token(r['doc_id'], where, 'doc_id')} "
-                     f"{int(r['relevance'])}\n" for q, docs in lists.items() for r in docs]
+            text = trec_qrels_text([Qrel(q, str(r["doc_id"]), int(r["relevance"]))
+                                    for q, docs in lists.items() for r in docs], where)
         else:
-            lines = [canonical_line({"query_id": q, "doc_id": r["doc_id"],
-                                     "relevance": int(r["relevance"])}) + "\n"
-                     for q, docs in lists.items() for r in docs]
+            text = "".join(canonical_line({"query_id": q, "doc_id": r["doc_id"],
+                                           "relevance": int(r["relevance"])}) + "\n"
+                           for q, docs in lists.items() for r in docs)
         judged = (doc.get("judgements") or {}).get("queries_in_qrels")
         unwritten = None
         if corpus is None and isinstance(judged, int):
@@ -154,7 +146,6 @@ def export_text(results_dir, what: str = "rankings", fmt: str = "trec", *,
                 notes.append(f"{unwritten} qrels queries have no judged document and cannot be "
                              "written: their queries_dropped_unjudgeable count is not reproduced")
         extra = {"queries_without_judgements": unwritten}
-    text = "".join(lines)
     if not text:
         raise ValueError(f"{where}: nothing to export" + (f" for corpus {corpus!r}" if corpus else ""))
     tier = most_restrictive_tier(tiers[c] for c in corpora)
@@ -162,7 +153,7 @@ def export_text(results_dir, what: str = "rankings", fmt: str = "trec", *,
         "export": what,
         "format": fmt,
         "sha256": sha256_text(text),
-        "lines": len(lines),
+        "lines": text.count("\n"),
         "queries": len(lists),
         "run": {"run_id": claim.identity(), "control_name": claim.control_name},
         "corpora": [{"name": c["name"], "licence": c.get("licence"), "tier": tiers[c["name"]]}
@@ -192,6 +183,5 @@ def write_export(results_dir, out, what: str = "rankings", fmt: str = "trec", *,
             raise ValueError(f"{path}: exists; refusing to overwrite it (give --force to replace it)")
     text, provenance = export_text(results_dir, what, fmt, corpus=corpus, tag=tag)
     provenance = {**provenance, "file": out.name}
-    _atomic_write_text(out, text)
-    _atomic_write_text(side, canonical_json(provenance))
+    write_files([(out, text), (side, canonical_json(provenance))])
     return side, provenance

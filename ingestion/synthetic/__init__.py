@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -113,7 +111,7 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
     from ingestion.synthetic.generator import build, meeting_record
     from ingestion.synthetic.validate import validate
 
-    from harness.core import interrupts
+    from harness.core.atomic import replace_directory
     from harness.core.outputs import check_directory
 
     out = Path(out_dir)
@@ -134,10 +132,8 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
         "counts": _counts(records, queries), "selection": selection,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    try:
+
+    def build_corpus(tmp: Path) -> None:
         manifest["files"] = _write(tmp, records, queries)
         manifest["report"] = _report(manifest, records, queries)
         (tmp / spec.MANIFEST).write_text(canonical_json(manifest), encoding="utf-8")
@@ -145,16 +141,9 @@ def generate(seed: int, meetings: int, out_dir, *, budget: int | None = None) ->
         if failures:
             raise RuntimeError(f"generator bug: seed {seed} produced a corpus the validator "
                                f"refuses: {[(f.check, f.message) for f in failures[:5]]}")
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        with interrupts.deferred():  # the swap is never cut in two
-            if out.exists():
-                os.replace(out, old)
-            os.replace(tmp, out)
-        if old.exists():
-            shutil.rmtree(old)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+
+    replace_directory(out, build_corpus, before_swap=lambda now: check_directory(
+        now, allowed=_replaceable))
     log.info("synthetic corpus: %d meetings, %d queries -> %s", len(records), len(queries), out)
     return out
 

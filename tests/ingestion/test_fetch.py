@@ -198,3 +198,18 @@ def test_unobtainable_and_artefact_less_sources(tmp_path):
         f.fetch(["icsi"], tmp_path / "cache")
     with pytest.raises(ValueError, match="registered sources"):
         f.fetch(["no-such-corpus"], tmp_path / "cache")
+
+
+def test_unpacking_never_takes_a_sibling_for_its_temporary_directory(tmp_path):
+    """An archive was unpacked into ``.NAME.tmp-PID``, deleting whatever stood there first."""
+    import os
+
+    archive = tmp_path / "set.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("corpus.jsonl", '{"_id": "d1"}\n')
+    sibling = tmp_path / f".set.tmp-{os.getpid()}"
+    sibling.mkdir()
+    (sibling / "keep.txt").write_text("mine")
+    f._safe_extract(archive, tmp_path / "set")
+    assert (tmp_path / "set" / "corpus.jsonl").read_text() == '{"_id": "d1"}\n'
+    assert (sibling / "keep.txt").read_text() == "mine"

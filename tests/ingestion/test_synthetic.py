@@ -355,3 +355,15 @@ def test_synth_and_validate_cli(tmp_path, capsys):
     assert main(["stats", f"synthetic:{out}", "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["files"] == 8 and stats["dated_files"] == 8 and stats["tier"] == "A"
+
+
+def test_generate_never_takes_a_sibling_for_its_temporary_directory(tmp_path):
+    """The corpus was built in ``.NAME.tmp-PID``, deleting whatever stood there first."""
+    import os
+
+    sibling = tmp_path / f".own.tmp-{os.getpid()}"
+    sibling.mkdir()
+    (sibling / "keep.txt").write_text("mine", encoding="utf-8")
+    out = generate(1, 6, tmp_path / "own")
+    assert (sibling / "keep.txt").read_text(encoding="utf-8") == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [sibling.name, out.name]

@@ -3,17 +3,18 @@
 :func:`build_once` takes an exclusive lock beside the target (``fcntl.flock``, released by
 the kernel when a process dies), looks again once it holds the lock (another process may
 have finished the build while this one waited), builds into a temporary sibling and renames
-it into place only when complete.  A crash or Ctrl-C leaves no half-built target, and two
-processes asking for the same target build it once.
+it into place only when complete (:func:`harness.core.atomic.replace_directory`).  A crash
+or Ctrl-C leaves no half-built target, and two processes asking for the same target build
+it once.
 """
 
 from __future__ import annotations
 
 import fcntl
-import os
-import shutil
 from pathlib import Path
 from typing import Callable
+
+from harness.core.atomic import replace_directory
 
 
 def build_once(target: Path, complete: Callable[[Path], bool],
@@ -33,18 +34,14 @@ def build_once(target: Path, complete: Callable[[Path], bool],
         try:
             if complete(target):
                 return False
-            tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir()
-            try:
+
+            def build_whole(tmp: Path) -> None:
                 build(tmp)
                 if not complete(tmp):
                     raise RuntimeError(f"building {target.name} left an incomplete directory")
-                if target.exists():  # an incomplete leftover of an older layout
-                    shutil.rmtree(target)
-                os.replace(tmp, target)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+
+            # (an existing target is an incomplete leftover of an older layout: replaced)
+            replace_directory(target, build_whole)
             return True
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from pathlib import Path
+
+from harness.core.atomic import write_files
+
+logger = logging.getLogger(__name__)
 
 FORMAT = 1
 #: how long after a file's last change its digest may be remembered
@@ -82,11 +87,8 @@ class FileDigests:
         if self.memory is None or not self._changed:
             return
         text = json.dumps({"format": FORMAT, "files": self._known}, sort_keys=True)
-        temporary = self.memory.with_name(f".{self.memory.name}.{os.getpid()}.tmp")
         try:
-            self.memory.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, self.memory)
-        except OSError:
-            temporary.unlink(missing_ok=True)
+            write_files([(self.memory, text)])
+        except OSError as exc:  # a memory that cannot be kept is only forgotten
+            logger.info("file digests not remembered (%s): the next run reads the files again", exc)
         self._changed = False

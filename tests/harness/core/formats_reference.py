@@ -2,7 +2,9 @@
 the fast readers must agree with (same result, or the same error text, file, line and
 field).  Frozen here on purpose; do not "fix" it to follow the product.  Only the checks
 added since (label range, integer scores beyond 2^53, long ranks, unreadable JSON) may
-make the product refuse a file this accepts, or locate what this crashed on."""
+make the product refuse a file this accepts, or locate what this crashed on; and fields are
+split on ASCII whitespace alone, as trec_eval splits them (:func:`_fields`), so an id may hold
+U+00A0, \x1c or any other space (it was split there, and the line refused as too long)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,13 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from harness.core.records import Qrel, ScoredDoc
+
+
+_ASCII = " \t\n\r\x0b\x0c"  # C's isspace: what trec_eval splits a line on
+
+
+def _fields(text: str) -> list[str]:
+    return [field for field in re.split("[" + _ASCII + "]", text) if field]
 
 
 class FormatError(ValueError):
@@ -49,7 +58,7 @@ class QrelsFile:
 # --------------------------------------------------------------------------- helpers
 
 
-def _lines(path) -> Iterator[tuple[int, str]]:
+def _lines(path, space: str | None = None) -> Iterator[tuple[int, str]]:
     """Non-blank lines with 1-based numbers; refuses a file with none, or bytes that are
     not UTF-8 (naming the line)."""
     path = Path(path)
@@ -64,7 +73,7 @@ def _lines(path) -> Iterator[tuple[int, str]]:
                 raise FormatError(path, number, None, f"not UTF-8 text ({exc.reason})") from None
             if number == 1:
                 line = line.removeprefix("\ufeff")  # a byte-order mark is not data
-            if not line.strip():
+            if not line.strip(space):  # TREC and BEIR: ASCII space; JSONL: any
                 continue
             seen = True
             yield number, line
@@ -122,8 +131,8 @@ def read_trec_qrels(path) -> QrelsFile:
     """TREC qrels: ``query_id iteration doc_id relevance`` per line."""
     judgements: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
-    for line, text in _lines(path):
-        parts = text.split()
+    for line, text in _lines(path, _ASCII):
+        parts = _fields(text)
         if tuple(parts) == BEIR_QRELS_HEADER:
             raise FormatError(path, line, "header",
                               "a BEIR header row in a TREC qrels file (name BEIR qrels *.tsv)")
@@ -142,10 +151,10 @@ def read_beir_qrels(path) -> QrelsFile:
     judgements: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
     header_seen = False
-    for line, text in _lines(path):
+    for line, text in _lines(path, _ASCII):
         parts = text.split("\t")
         if not header_seen:
-            if tuple(p.strip() for p in parts) != BEIR_QRELS_HEADER:
+            if tuple(p.strip(_ASCII) for p in parts) != BEIR_QRELS_HEADER:
                 raise FormatError(
                     path, line, "header",
                     f"expected header {_HEADER_TEXT!r}, got {text!r}",
@@ -155,7 +164,7 @@ def read_beir_qrels(path) -> QrelsFile:
         if len(parts) != 3:
             raise FormatError(path, line, "columns",
                               f"expected 3 tab-separated columns, got {len(parts)}")
-        query_id, doc_id, rel = (p.strip() for p in parts)
+        query_id, doc_id, rel = (p.strip(_ASCII) for p in parts)
         if not query_id:
             raise FormatError(path, line, "query-id", "empty query id")
         if not doc_id:
@@ -261,8 +270,8 @@ def read_trec_run(path) -> dict[str, list[ScoredDoc]]:
     run: dict[str, list[ScoredDoc]] = {}
     ranks: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
-    for line, text in _lines(path):
-        parts = text.split()
+    for line, text in _lines(path, _ASCII):
+        parts = _fields(text)
         if len(parts) != 6:
             raise FormatError(
                 path, line, "columns",

@@ -257,3 +257,49 @@ def test_pausing_the_collector_keeps_it_working_and_others_frozen_objects_frozen
     finally:
         gc.unfreeze()
     del kept
+
+
+# a space str.split() splits on but trec_eval (C isspace) does not: part of an id
+UNICODE_SPACES = ["\u00a0", "\u2003", "\u0085", "\x1c", "\x1d", "\x1e", "\x1f", "\u3000", "\u2028"]
+
+
+def test_the_other_spaces_are_every_space_python_splits_on_but_ascii():
+    import sys
+
+    from harness.core.formats.base import _OTHER_SPACE, ASCII_SPACE
+
+    python = {chr(i) for i in range(sys.maxunicode + 1) if chr(i).isspace()}
+    assert python - set(ASCII_SPACE) == {c for c in python if _OTHER_SPACE.fullmatch(c)}
+    assert set(ASCII_SPACE) == {" ", "\t", "\n", "\r", "\x0b", "\x0c"}
+
+
+@pytest.mark.parametrize("space", UNICODE_SPACES)
+def test_an_id_holding_a_unicode_space_is_read_as_trec_eval_reads_it(tmp_path, space):
+    """Such an id was refused as 'expected 6 columns, got 7' on a line showing 6."""
+    import json
+
+    from harness.core.formats import beir, jsonl, trec
+
+    doc = f"d{space}1"
+    run = write(tmp_path, "run.txt", f"q1 Q0 {doc} 1 0.5 t\nq1 Q0 d2 2 0.25 t\n")
+    qrels = write(tmp_path, "qrels.txt", f"q1 0 {doc} 1\nq1 0 d2 0\n")
+    tsv = write(tmp_path, "qrels.tsv", f"query-id\tcorpus-id\tscore\nq1\t{doc}\t1\nq1\td2\t0\n")
+    jrun = write(tmp_path, "run.jsonl", "".join(json.dumps({"query_id": "q1", "doc_id": d, "score": s}) + "\n"
+                                                for d, s in ((doc, 0.5), ("d2", 0.25))))
+    jqrels = write(tmp_path, "qrels.jsonl", "".join(
+        json.dumps({"query_id": "q1", "doc_id": d, "relevance": r}) + "\n" for d, r in ((doc, 1), ("d2", 0))))
+    expected_run = {"q1": [ScoredDoc("q1", doc, 0.5), ScoredDoc("q1", "d2", 0.25)]}
+    expected_qrels = {"q1": {doc: 1, "d2": 0}}
+    for path, reader, located in ((run, read_trec_run, trec._located_trec_run),
+                                  (jrun, read_jsonl_run, jsonl._located_jsonl_run)):
+        assert reader(path) == located(path) == expected_run
+    for path, reader, located in ((qrels, read_trec_qrels, trec._located_trec_qrels),
+                                  (tsv, read_beir_qrels, beir._located_beir_qrels),
+                                  (jqrels, read_jsonl_qrels, jsonl._located_jsonl_qrels)):
+        assert reader(path).judgements == located(path) == expected_qrels
+    again = tmp_path / "again.txt"  # the writers keep it too
+    write_trec_run(again, expected_run, tag="t")
+    assert again.read_text(encoding="utf-8") == run.read_text(encoding="utf-8")
+    # a line holding only such a space is no blank line: one field, refused as such
+    refused(read_trec_run, write(tmp_path, "only.txt", f"q1 Q0 d1 1 0.5 t\n{space}\n"), 2, "columns",
+            "expected 6 columns 'query_id Q0 doc_id rank score tag', got 1")

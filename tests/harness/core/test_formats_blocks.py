@@ -17,6 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.core import formats
+from harness.core.formats import base, json_files
+from harness.core.formats import jsonl as jsonl_module, trec as trec_module
 from tests.harness.core import formats_reference as ref
 from tests.harness.core.formats_fuzz import (
     _DIR,
@@ -39,12 +41,12 @@ SIZES = st.sampled_from([1, 20, 64, 150, 400, 1 << 18])
 
 @contextmanager
 def blocks_of(size: int):
-    saved = formats._TEXT_BLOCK, formats._JSONL_BLOCK
-    formats._TEXT_BLOCK = formats._JSONL_BLOCK = size
+    saved = base._TEXT_BLOCK, json_files._JSONL_BLOCK
+    base._TEXT_BLOCK = json_files._JSONL_BLOCK = size
     try:
         yield
     finally:
-        formats._TEXT_BLOCK, formats._JSONL_BLOCK = saved
+        base._TEXT_BLOCK, json_files._JSONL_BLOCK = saved
 
 
 # what both the previous and the current readers accept or refuse alike
@@ -158,8 +160,8 @@ def test_runs_over_many_blocks_take_the_fast_path(name, size, monkeypatch):
     def located(*_):
         raise AssertionError("the line-by-line reader ran on a plain run")
 
-    for reader in ("_located_trec_run", "_located_jsonl_run"):
-        monkeypatch.setattr(formats, reader, located)
+    for module, reader in ((trec_module, "_located_trec_run"), (jsonl_module, "_located_jsonl_run")):
+        monkeypatch.setattr(module, reader, located)
     rows = CASES[name]
     trec = _DIR / "blocks-run.txt"
     trec.write_text("".join(" ".join(row) + "\n" for row in rows))
@@ -197,7 +199,7 @@ def test_a_query_numbered_again_from_a_block_start(again):
     path = _DIR / "numbered-again.txt"
     path.write_text(head + tail)
     with blocks_of(len(head.encode())):
-        assert list(formats._text_blocks(path)) == [head, tail]
+        assert list(base._text_blocks(path)) == [head, tail]
         assert formats.read_trec_run(path) == ref.read_trec_run(path)
         assert _columns_as_lists(path) == ref.read_trec_run(path)
 
@@ -206,7 +208,7 @@ def test_blocks_of_blank_lines_are_passed_over(monkeypatch):
     def located(*_):
         raise AssertionError("the line-by-line reader ran on a run with blank lines")
 
-    monkeypatch.setattr(formats, "_located_trec_run", located)
+    monkeypatch.setattr(trec_module, "_located_trec_run", located)
     lines = [" ".join(row) + "\n" for row in _rows([1, 2], 20)]
     path = _DIR / "blank-blocks.txt"
     path.write_text("".join(lines[:25]) + "\n" * 50 + " \t \n" * 20 + "".join(lines[25:]) + "\n\n")

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import given
 
 from harness.core import formats
+from harness.core.formats import beir, json_files, jsonl, runs, trec
 from tests.harness.core import formats_reference as ref
 from tests.harness.core.formats_fuzz import (
     _DIR,
@@ -106,9 +107,10 @@ def test_the_fast_path_is_taken_for_plain_files(monkeypatch):
     def located(*_):
         raise AssertionError("the line-by-line reader ran on a plain file")
 
-    for name in ("_located_trec_run", "_located_trec_qrels", "_located_beir_qrels",
-                 "_located_jsonl_run", "_located_jsonl_qrels"):
-        monkeypatch.setattr(formats, name, located)
+    for module, name in ((trec, "_located_trec_run"), (trec, "_located_trec_qrels"),
+                         (beir, "_located_beir_qrels"), (jsonl, "_located_jsonl_run"),
+                         (jsonl, "_located_jsonl_qrels")):
+        monkeypatch.setattr(module, name, located)
     run = _DIR / "plain-run.txt"
     run.write_text("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 3 t\n")
     assert formats.read_trec_run(run) == ref.read_trec_run(run)
@@ -238,7 +240,7 @@ def test_long_ranks_are_refused():
 
 
 def test_blocks_of_a_long_jsonl_file_keep_their_line_numbers(monkeypatch):
-    monkeypatch.setattr(formats, "_JSONL_BLOCK", 64)  # a block every few lines
+    monkeypatch.setattr(json_files, "_JSONL_BLOCK", 64)  # a block every few lines
     path = _DIR / "blocks.jsonl"
     lines = [json.dumps({"query_id": f"q{i % 7}", "doc_id": f"d{i}", "score": i / 3})
              for i in range(200)]
@@ -298,7 +300,7 @@ def test_runs_numbered_in_file_order_agree(ranks):
     lines = [f"q{q} Q0 d{i} {rank} {1 - i / 10} t" for q in (1, 2) for i, rank in enumerate(ranks)]
     agree(formats.read_trec_run, ref.read_trec_run, ("\n".join(lines) + "\n").encode(), None,
           ".txt")
-    assert formats._counting([r for _ in (1, 2) for r in ranks], [0, 3]) == (
+    assert runs._counting([r for _ in (1, 2) for r in ranks], [0, 3]) == (
         ranks in (["1", "2", "3"], ["0", "1", "2"]))
 
 
@@ -306,7 +308,7 @@ def test_counting_runs_skip_the_rank_conversion(monkeypatch):
     def converted(_):
         raise AssertionError("the rank column of a counting run was converted")
 
-    monkeypatch.setattr(formats, "_ranks", converted)
+    monkeypatch.setattr(runs, "_ranks", converted)
     path = _DIR / "counting-run.txt"
     path.write_text("".join(f"q{q} Q0 d{i} {i + 1} {0.5 - i / 100} t\n"
                             for q in range(3) for i in range(1200)))  # past the first 1024 texts

@@ -14,7 +14,8 @@ import pytest
 
 from harness.core.formats import FormatError
 from harness.claims.metrics import METRICS_JSON, run_id, validate_metrics
-from harness.evaluation.results import load_metrics, load_per_query, recover_stale, write_results
+from harness.core.atomic import recover_stale
+from harness.evaluation.results import load_metrics, load_per_query, write_results
 
 
 PIN = "0" * 64
