@@ -157,3 +157,19 @@ def test_t1_recall_agrees_with_the_bench_scored_by_trec_eval(rotation_report, sy
     row = next(r for r in metrics["rows"] if r["query_class"] == "all")
     assert row["n"] == doc["tiers"]["T1"]["n"]
     assert doc["tiers"]["T1"]["recall"]["old"] == pytest.approx(row["metrics"]["R@10"], abs=1e-9)
+
+
+def test_the_cuda_profile_is_refused_without_a_cuda_device(migrate, tmp_path, capsys):
+    from harness.retrieval.embeddings.devices import cuda_devices
+
+    if cuda_devices():
+        pytest.skip("torch sees a CUDA device here: the refusal is for machines without one")
+    out = tmp_path / "fp16"
+    assert migrate("minilm", "minilm-cuda-fp16", out) == 2
+    err = capsys.readouterr().err
+    assert "minilm-cuda-fp16 runs on a CUDA device only" in err and "Traceback" not in err
+    assert not out.exists()
+    assert migrate("minilm", "minilm-rotated", tmp_path / "gpu", "--device", "cuda:1") == 2
+    assert "--device cuda:1 for sentence-transformers/all-MiniLM-L6-v2: torch sees no CUDA " \
+           "device" in capsys.readouterr().err
+    assert not (tmp_path / "gpu").exists()
