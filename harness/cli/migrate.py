@@ -93,26 +93,31 @@ def texts_per_second(encoder, texts) -> float:
     return round(len(texts) / max(time.perf_counter() - tick, 1e-9), 1)
 
 
-def certify(out, encoders, corpus_texts, store) -> None:
-    """Keep a drop-in decision as a certificate for the machine NEW ran on, with both
-    models' texts/s there on a length-stratified sample of the corpus
-    (:mod:`harness.retrieval.embeddings.certified`; rates live in the certificate and
-    runinfo.json, never in the claim)."""
-    import json
-
-    from harness.retrieval.embeddings.certified import record
-    from harness.retrieval.embeddings.devices import capability, machine_key
+def drop_in_rates(encoders, corpus_texts) -> dict:
+    """Both models' texts/s here on a length-stratified sample of the corpus (the windows
+    of :mod:`harness.retrieval.embeddings.progress`), for the certificate."""
     from harness.retrieval.embeddings.progress import strata, tokens, window
 
     texts = sorted(set(corpus_texts))
     lengths = [tokens(t, 256) for t in texts]
     sample = [texts[i] for group in strata(lengths) for i in window(group, lengths, set())]
-    rates = {side: texts_per_second(encoders[side], sample) for side in ("old", "new")}
+    return {side: texts_per_second(encoders[side], sample) for side in ("old", "new")}
+
+
+def certify(out, new_encoder, rates: dict, store) -> None:
+    """Keep a drop-in decision as a certificate for the machine NEW ran on, with both
+    models' texts/s there (:mod:`harness.retrieval.embeddings.certified`; rates live in the
+    certificate, never in the claim)."""
+    import json
+
+    from harness.retrieval.embeddings.certified import record
+    from harness.retrieval.embeddings.devices import capability, machine_key
+
     claim_bytes = (out / "migration.json").read_bytes()
-    machine = capability(getattr(encoders["new"], "device", "cpu"))
+    machine = capability(getattr(new_encoder, "device", "cpu"))
     path = record(store, claim_bytes, json.loads(claim_bytes), machine, rates)
     print(f"certificate for {machine_key(machine)}: {path} (NEW {rates['new']:.0f} texts/s, "
-          f"OLD {rates['old']:.0f} texts/s on {len(sample)} length-stratified texts)")
+          f"OLD {rates['old']:.0f} texts/s on a length-stratified sample)")
 
 
 def run(args) -> int:
@@ -163,14 +168,17 @@ def run(args) -> int:
         doc, per_query = run_study(corpus, chunks, judgements, cached["old"], cached["new"],
                                    options, models=models, timings=timings)
         embedding = {side: cached[side].stats.block() for side in ("old", "new")}
+        rates = None
+        if doc["decision"]["decision"] == "equivalent_drop_in":  # measured while the cache is open
+            rates = drop_in_rates(encoders, [c.text for c in chunks])
     runinfo = {"elapsed_seconds": round(time.perf_counter() - started, 3), "steps": timings,
                "embedding": embedding}
     out = write_report(args.out, doc, per_query, runinfo)
     for line in summary_lines(doc):
         print(line)
     print(f"wrote {out}")
-    if doc["decision"]["decision"] == "equivalent_drop_in":
-        certify(out, encoders, corpus_texts=[c.text for c in chunks], store=(
+    if rates is not None:
+        certify(out, encoders["new"], rates, store=(
             Path(args.certificates) if args.certificates else default_store(cache_dir)))
     ingest_claim_file(out / "migration.json", args)
     return 0
