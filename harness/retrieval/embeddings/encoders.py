@@ -52,6 +52,13 @@ def weights_sha256(model_dir) -> str:
     return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
 
 
+def derivation_digest(profile: ModelProfile, base_sha256: str) -> str:
+    """sha256 naming a derived model: its id, kind, parameters and the base's weights."""
+    return hashlib.sha256(canonical_line({
+        "base_weights_sha256": base_sha256, "derivation": dict(profile.derivation),
+        "kind": profile.kind, "model_id": profile.model_id}).encode("utf-8")).hexdigest()
+
+
 def embedding_digest(weights: str, execution: dict) -> str:
     """What names a model's vectors: on the CPU its weights digest (the reference execution:
     a profile whose arithmetic differs there, such as ``bf16`` or ``onnx``, already names its

@@ -28,9 +28,9 @@ import numpy as np
 
 from harness.core import heavy
 from harness.retrieval.embeddings.devices import resolve_device
-from harness.retrieval.embeddings.encoders import (Encoder, offline_transformers,
-                                                   transformer_lengths)
-from harness.retrieval.embeddings.profiles import ModelProfile
+from harness.retrieval.embeddings.encoders import (Encoder, derivation_digest,
+                                                   offline_transformers, transformer_lengths)
+from harness.retrieval.embeddings.profiles import PROFILES, ModelProfile
 
 #: texts per batch (module docstring)
 DEFAULT_BATCH = 128
@@ -49,9 +49,9 @@ class Fp16CudaEncoder(Encoder):
             raise ValueError(f"{profile.model_id}: the fp16 kind builds float16 weights on "
                              "a CUDA device only")
         super().__init__(profile, path, batch_size, device)
-        from harness.retrieval.embeddings.models import _base_profile, derivation_digest
-
-        _base_profile(profile)
+        if profile.base not in PROFILES or PROFILES[profile.base].kind != "sentence-transformers":
+            raise ValueError(f"derived profile {profile.model_id}: base {profile.base!r} is not "
+                             "a sentence-transformers profile")
         self.base_weights_sha256 = self.weights_sha256
         self.weights_sha256 = derivation_digest(profile, self.base_weights_sha256)
         self._model = None

@@ -46,7 +46,8 @@ from harness.retrieval.embeddings.bf16_encoder import Bf16Encoder
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
 from harness.retrieval.embeddings.devices import resolve_device
 from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerEncoder,
-                                                   StaticEncoder, embedding_digest,
+                                                   StaticEncoder, derivation_digest,
+                                                   embedding_digest,
                                                    execution_block, offline_transformers,
                                                    transformer_lengths, weights_sha256)
 from harness.retrieval.embeddings.fp16_encoder import Fp16CudaEncoder
@@ -59,13 +60,6 @@ log = logging.getLogger(__name__)
 
 #: sub-directory of the cache directory holding distilled models
 MODELS_DIR = "models"
-
-
-def derivation_digest(profile: ModelProfile, base_sha256: str) -> str:
-    """sha256 naming a derived model: its id, kind, parameters and the base's weights."""
-    return hashlib.sha256(canonical_line({
-        "base_weights_sha256": base_sha256, "derivation": dict(profile.derivation),
-        "kind": profile.kind, "model_id": profile.model_id}).encode("utf-8")).hexdigest()
 
 
 def rotation_matrix(dim: int, seed: int) -> np.ndarray:
