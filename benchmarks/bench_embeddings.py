@@ -14,6 +14,13 @@ kept (the machine is shared, so contention only slows a variant down):
   32, ``minilm-bf16`` with its own batching (a token budget of 8 full-length turns, at
   most 64 texts, chosen for speed: :mod:`harness.retrieval.embeddings.bf16_encoder`).
 
+Each label names the device and the CPU's ISA path the rates were measured on
+(:mod:`harness.retrieval.embeddings.devices`; a certificate is valid for that path only).
+Last, **predicted against actual**: the progress estimate
+(:mod:`harness.retrieval.embeddings.progress`: warm-up, length-stratified timed sample) of
+embedding a pool of chunks with fp32 MiniLM, against the time the rest of the pool then
+took (ratio actual / predicted; the range is printed with it).
+
 ratio = variant texts/s / raw fp32 texts/s (higher is faster).  Target: the cheaper
 profiles (``minilm-onnx-int8``, ``minilm-bf16``) at least 2x raw fp32 on full-length turns
 (the retrieval parity half of the goal is measured by ``harness migrate``,
@@ -64,10 +71,33 @@ def _best(variants: dict, texts: list[str], rounds: int) -> dict[str, float]:
     return {name: len(texts) / seconds for name, seconds in best.items()}
 
 
+def _predicted_vs_actual(enc, pool: list[str], where: str) -> dict:
+    """The estimate of embedding ``pool`` against the time the rest of it took."""
+    from harness.retrieval.embeddings.progress import timed_sample
+
+    def encode_block(indices):
+        enc.encode([pool[i] for i in indices])
+
+    est, done, warm, _ = timed_sample(pool, encode_block, enc.profile.max_seq_length)
+    rest = [i for i in range(len(pool)) if i not in done]
+    tick = time.perf_counter()
+    for start in range(0, len(rest), 4 * enc.batch_size):
+        encode_block(rest[start:start + 4 * enc.batch_size])
+    actual = time.perf_counter() - tick
+    predicted = est.seconds("point", done)
+    return row(f"predicted vs actual embedding time, fp32 MiniLM, {len(rest)} chunks after "
+               f"a {len(done)}-text sample ({where}; range {est.seconds('low', done):.1f}-"
+               f"{est.seconds('high', done):.1f} s; x predicted)", round(actual, 1),
+               round(predicted, 1), "s", actual / predicted if predicted else None, None, None)
+
+
 def run(quick: bool) -> list[dict]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from harness.retrieval.embeddings.models import load_encoder
+    from harness.retrieval.embeddings.devices import cpu_isa_path
     from harness.retrieval.embeddings.profiles import DEFAULT_MODEL, PROFILES
+
+    where = f"device cpu, ISA path {cpu_isa_path()}"
 
     encoders = {"sentence-transformers fp32": load_encoder(PROFILES[DEFAULT_MODEL], BATCH),
                 "minilm-onnx": load_encoder(PROFILES["minilm-onnx"], BATCH),
@@ -88,11 +118,14 @@ def run(quick: bool) -> list[dict]:
         raw = rates["raw fp32"]
         for name in encoders:
             naive, aware = rates[f"{name} naive"], rates[f"{name} length-aware"]
-            rows.append(row(f"{name} naive, {set_name} ({len(texts)} texts; x raw fp32)",
+            rows.append(row(f"{name} naive, {set_name} ({len(texts)} texts, {where}; x raw "
+                            "fp32)",
                              round(naive, 1), round(raw, 1), "texts/s", naive / raw, None, None))
             target = (2.0 if name in ("minilm-onnx-int8", "minilm-bf16")
                       and set_name.startswith("full") else None)
-            rows.append(row(f"{name} length-aware, {set_name} ({len(texts)} texts; x raw "
-                             "fp32)", round(aware, 1), round(raw, 1), "texts/s", aware / raw,
+            rows.append(row(f"{name} length-aware, {set_name} ({len(texts)} texts, {where}; "
+                            "x raw fp32)", round(aware, 1), round(raw, 1), "texts/s", aware / raw,
                              target, None if target is None else aware / raw >= target))
+    mixed = sorted({t for texts in sets.values() for t in texts})
+    rows.append(_predicted_vs_actual(encoders["sentence-transformers fp32"], mixed, where))
     return rows

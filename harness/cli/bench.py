@@ -94,6 +94,16 @@ def add_arguments(p) -> None:
                         "(dense leg only)")
     g.add_argument("--cache-dir", default=None,
                    help="embedding cache directory (default: $HARNESS_CACHE or ./cache)")
+    from harness.retrieval.embeddings.devices import DEVICE_HELP
+
+    g.add_argument("--device", default="auto", metavar="auto|cpu|cuda[:N]", help=DEVICE_HELP)
+    g.add_argument("--precision", choices=("as-given", "certified"), default="as-given",
+                   help="as-given (default): the model named; certified: the fastest cheaper "
+                        "profile (bf16, fp16, onnx) a migration study certified a drop-in "
+                        "for it on this machine's CPU path or GPU (the claim names it and its "
+                        "certificate); refused when none is")
+    g.add_argument("--certificates", default=None, metavar="DIR",
+                   help="certificate store (default: certificates/ in the cache directory)")
 
     g = p.add_argument_group("relevance")
     g.add_argument("--relevance-high", type=float, default=0.5)

@@ -56,6 +56,15 @@ def add_arguments(p) -> None:
     g.add_argument("--out", required=True, metavar="DIR", help="report directory to write")
     g.add_argument("--cache-dir", default=None,
                    help="embedding cache and distilled models (default: $HARNESS_CACHE or ./cache)")
+    from harness.retrieval.embeddings.devices import DEVICE_HELP
+
+    g.add_argument("--device", default="auto", metavar="auto|cpu|cuda[:N]",
+                   help=DEVICE_HELP + "; a CUDA-only profile (minilm-cuda-fp16) runs on CUDA "
+                        "whatever this says")
+    g.add_argument("--certificates", default=None, metavar="DIR",
+                   help="where an equivalent_drop_in decision is kept as a certificate for "
+                        "this machine's CPU path or GPU (default: certificates/ in the cache "
+                        "directory)")
     add_warehouse_arguments(p)
 
 
@@ -74,6 +83,43 @@ def provenance(encoder, profile) -> dict:
     return block
 
 
+def texts_per_second(encoder, texts) -> float:
+    """``encoder``'s texts/s on ``texts`` (embedded directly, no cache), after a warm-up."""
+    import time
+
+    encoder.encode(texts[:8])  # loads a lazily loaded model
+    tick = time.perf_counter()
+    encoder.encode(texts)
+    return round(len(texts) / max(time.perf_counter() - tick, 1e-9), 1)
+
+
+def drop_in_rates(encoders, corpus_texts) -> dict:
+    """Both models' texts/s here on a length-stratified sample of the corpus (the windows
+    of :mod:`harness.retrieval.embeddings.progress`), for the certificate."""
+    from harness.retrieval.embeddings.progress import strata, tokens, window
+
+    texts = sorted(set(corpus_texts))
+    lengths = [tokens(t, 256) for t in texts]
+    sample = [texts[i] for group in strata(lengths) for i in window(group, lengths, set())]
+    return {side: texts_per_second(encoders[side], sample) for side in ("old", "new")}
+
+
+def certify(out, new_encoder, rates: dict, store) -> None:
+    """Keep a drop-in decision as a certificate for the machine NEW ran on, with both
+    models' texts/s there (:mod:`harness.retrieval.embeddings.certified`; rates live in the
+    certificate, never in the claim)."""
+    import json
+
+    from harness.retrieval.embeddings.certified import record
+    from harness.retrieval.embeddings.devices import capability, machine_key
+
+    claim_bytes = (out / "migration.json").read_bytes()
+    machine = capability(getattr(new_encoder, "device", "cpu"))
+    path = record(store, claim_bytes, json.loads(claim_bytes), machine, rates)
+    print(f"certificate for {machine_key(machine)}: {path} (NEW {rates['new']:.0f} texts/s, "
+          f"OLD {rates['old']:.0f} texts/s on a length-stratified sample)")
+
+
 def run(args) -> int:
     import logging
     import time
@@ -81,6 +127,7 @@ def run(args) -> int:
 
     settings.go_offline()
     from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
+    from harness.retrieval.embeddings.certified import default_store
     from harness.retrieval.embeddings.models import open_encoders, resolve_model
     from harness.studies.embedding_migration.document import summary_lines, write_report
     from harness.studies.embedding_migration.study import StudyOptions, run_study
@@ -92,6 +139,9 @@ def run(args) -> int:
     from harness.evaluation.results import check_out_directory
 
     check_out_directory(args.out)  # before any model is loaded
+    from harness.retrieval.embeddings.devices import parse_device
+
+    parse_device(args.device)
     log = logging.getLogger(__name__)
     started = time.perf_counter()
     profiles = {side: resolve_model(getattr(args, side), side,
@@ -111,17 +161,24 @@ def run(args) -> int:
     timings: dict = {}
     with EmbeddingCache(cache_dir) as cache:
         encoders = dict(zip(("old", "new"), open_encoders(
-            [profiles["old"], profiles["new"]], cache)))  # distilled: once per machine
+            [profiles["old"], profiles["new"]], cache,
+            device=args.device)))  # distilled: once per machine
         cached = {side: CachedEncoder(encoders[side], cache) for side in ("old", "new")}
         models = {side: provenance(encoders[side], profiles[side]) for side in ("old", "new")}
         doc, per_query = run_study(corpus, chunks, judgements, cached["old"], cached["new"],
                                    options, models=models, timings=timings)
         embedding = {side: cached[side].stats.block() for side in ("old", "new")}
+        rates = None
+        if doc["decision"]["decision"] == "equivalent_drop_in":  # measured while the cache is open
+            rates = drop_in_rates(encoders, [c.text for c in chunks])
     runinfo = {"elapsed_seconds": round(time.perf_counter() - started, 3), "steps": timings,
                "embedding": embedding}
     out = write_report(args.out, doc, per_query, runinfo)
     for line in summary_lines(doc):
         print(line)
     print(f"wrote {out}")
+    if rates is not None:
+        certify(out, encoders["new"], rates, store=(
+            Path(args.certificates) if args.certificates else default_store(cache_dir)))
     ingest_claim_file(out / "migration.json", args)
     return 0

@@ -36,6 +36,8 @@ SCOPE_NOTES = {
     "gold-files": "oracle: each query searches only its own gold files; an upper bound, "
                   "not a system result",
 }
+#: ``--precision``: the model as named, or its certified cheaper profile on this machine
+PRECISIONS = ("as-given", "certified")
 LEGS_BY_MODE = {"bm25": ("bm25",), "vector": ("dense",), "hybrid": ("bm25", "dense")}
 
 
@@ -73,6 +75,13 @@ class ArmConfig:
     binary: bool = False
     max_words: int = DEFAULT_MAX_WORDS
     cache_dir: str | None = None
+    #: where torch encoders run: auto | cpu | cuda[:N] (harness.retrieval.embeddings.devices)
+    device: str = "auto"
+    #: ``as-given`` (the model named) or ``certified`` (the fastest cheaper profile certified
+    #: a drop-in for it on this machine: harness.retrieval.embeddings.certified)
+    precision: str = "as-given"
+    #: the certificate store (default: certificates/ in the cache directory)
+    certificates: str | None = None
     #: prepared corpora and BM25 indexes through the on-disk cache (``--no-prepared-cache``)
     prepared_cache: bool = True
     progress: bool = True
@@ -93,6 +102,12 @@ class ArmConfig:
                                  f"got {value!r}")
         fusion_window(self.size)
         resolve(self.measures)
+        from harness.retrieval.embeddings.devices import parse_device
+
+        parse_device(self.device)
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown --precision {self.precision!r}; expected one of "
+                             f"{list(PRECISIONS)}")
 
     @property
     def legs(self) -> tuple[str, ...]:
@@ -106,6 +121,13 @@ class ArmConfig:
     def leg_depth(self) -> int:
         """Candidates asked of each leg: the fusion window (hybrid) or the request size."""
         return fusion_window(self.size) if self.mode == "hybrid" else self.size
+
+    @property
+    def certificate_dir(self) -> Path:
+        from harness.retrieval.embeddings.certified import default_store
+
+        return (Path(self.certificates) if self.certificates
+                else default_store(self.resolved_cache_dir))
 
     @property
     def resolved_cache_dir(self) -> Path:
@@ -233,6 +255,9 @@ def from_args(args) -> ArmConfig:
         binary=args.binary_relevance,
         max_words=args.max_words,
         cache_dir=args.cache_dir,
+        device=getattr(args, "device", None) or "auto",
+        precision=getattr(args, "precision", None) or "as-given",
+        certificates=getattr(args, "certificates", None),
         prepared_cache=not getattr(args, "no_prepared_cache", False),
         progress=not args.no_progress,
     )

@@ -14,6 +14,7 @@ cache counts and the worker count go to runinfo.json.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -40,7 +41,7 @@ from harness.retrieval.prepared.prepare import (
 )
 from harness.pipeline.systems import repeat_retrieval, system_claim
 from harness.retrieval.prepared.prepared_cache import attach_index_cache, prepare_run
-from harness.retrieval.embeddings.provenance import index_block, refuse_mixed
+from harness.retrieval.embeddings.provenance import certify_mixed, index_block, refuse_mixed
 from harness.retrieval.fusion import fuse
 from harness.core.measures import resolve
 from harness.core.tiers import most_restrictive_tier
@@ -116,7 +117,22 @@ def build_backend(cfg: ArmConfig):
         profile = resolve_profile(cfg.model, dim=cfg.dim, query_prefix=cfg.query_prefix,
                                   document_prefix=cfg.document_prefix)
         # a model with weights is loaded on the first text the cache lacks (none: no load)
-        model = LazyEncoder(profile) if profile.kind not in DERIVED_KINDS else load_encoder(profile)
+        certificate = None
+        if cfg.precision == "certified":
+            from harness.retrieval.embeddings.certified import choose
+
+            certificate = choose(cfg.certificate_dir, profile.model_id, cfg.device)
+            profile = resolve_profile(certificate.new)
+        else:
+            from harness.retrieval.embeddings.certified import note_offer
+
+            note = note_offer(cfg.certificate_dir, profile.model_id, cfg.device)
+            if note:
+                print(note, file=sys.stderr, flush=True)
+        model = (LazyEncoder(profile, device=cfg.device) if profile.kind not in DERIVED_KINDS
+                 else load_encoder(profile, device=cfg.device))
+        if certificate is not None:
+            model.certificate = certificate.claim_block()
         encoder = CachedEncoder(model, EmbeddingCache(cfg.resolved_cache_dir),
                                 progress=cfg.progress)
     cls = backend_class(cfg.backend)
@@ -203,6 +219,10 @@ def open_index(cfg: ArmConfig, corpora: Sequence | None, phases: dict):
         survey = backend.embedding_survey()
         provenance = index_block(survey.counts, survey.dimension,
                                  encoder.label if encoder is not None else None)
+        if provenance["embedding_verdict"] == "mixed":
+            from harness.retrieval.embeddings.certified import equivalent_pairs
+
+            provenance = certify_mixed(provenance, equivalent_pairs(cfg.certificate_dir))
         refuse_mixed(provenance)
         phases["index_seconds"] = time.perf_counter() - tick
 

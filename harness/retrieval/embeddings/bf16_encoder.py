@@ -106,9 +106,14 @@ class Bf16Encoder(Encoder):
     docstring), batched by :data:`BATCH_TOKENS`; loaded on the first text."""
 
     max_batch_tokens = BATCH_TOKENS
+    precision = "bf16"
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = DEFAULT_BATCH):
-        super().__init__(profile, path, batch_size)
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = DEFAULT_BATCH,
+                 device: str = "cpu"):
+        if device != "cpu":
+            raise ValueError(f"{profile.model_id} runs on the CPU only (bfloat16 under CPU "
+                             f"autocast); --device {device} cannot run it")
+        super().__init__(profile, path, batch_size, device)
         if profile.param("linear_weights") != "bfloat16" or profile.param("autocast") != "cpu":
             raise ValueError(f"{profile.model_id}: the bf16 kind builds bfloat16 linear "
                              "weights under CPU autocast only")

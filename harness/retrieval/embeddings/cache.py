@@ -3,10 +3,12 @@
 One SQLite file (``embeddings.sqlite``) in the cache directory (``--cache-dir``, else
 ``$HARNESS_CACHE``, else ``./cache``).  A vector is keyed by
 ``(model_id, weights_sha256, text_sha256)`` where the text is exactly what the model read
-(prefix included), so a different model, different weights or a different prefix can
-never be served another's vector.  Vectors are stored as little-endian float32 bytes and
-written in committed blocks: an interrupted run keeps every block it finished and no
-partial row.
+(prefix included) and the weights column holds the encoder's ``embedding_sha256`` (its
+weights digest, folded with device, precision and runtime off the CPU:
+:func:`harness.retrieval.embeddings.encoders.embedding_digest`), so a different model,
+weights, device or prefix can never be served another's vector.  Vectors are stored as
+little-endian float32 bytes and written in committed blocks: an interrupted run keeps
+every block it finished and no partial row.
 
 A vector is trusted only as it was written: each row carries the sha256 of its key, its
 dimension and its bytes (``checksum``), and a row whose checksum does not match, whose
@@ -332,8 +334,9 @@ class CachedEncoder:
         for i, sha in enumerate(shas):
             first.setdefault(sha, i)
         vectors: dict[str, np.ndarray] = {}
+        key = getattr(enc, "embedding_sha256", enc.weights_sha256)
         if self.cache is not None and first:
-            vectors = self.cache.get(enc.model_id, enc.weights_sha256, list(first), enc.dimension)
+            vectors = self.cache.get(enc.model_id, key, list(first), enc.dimension)
         missing = [sha for sha in first if sha not in vectors]
         # similar lengths per block keep padding (and so cost) low; the order is total
         missing.sort(key=lambda sha: (-len(texts[first[sha]]), sha))
@@ -346,7 +349,7 @@ class CachedEncoder:
                 block = [missing[i] for i in indices]
                 out = enc.encode([pending[i] for i in indices])
                 if self.cache is not None:
-                    self.cache.put(enc.model_id, enc.weights_sha256, block, out)
+                    self.cache.put(enc.model_id, key, block, out)
                 for sha, vec in zip(block, out):
                     vectors[sha] = vec
 

@@ -1,7 +1,11 @@
 """Encoders: a model profile made callable, loaded from local weights only.
 
-Every encoder exposes ``model_id``, ``weights_sha256``, ``dimension``, ``label``
-(``model_id@sha256[:12]``: what each embedded document records), the two prefixes, and
+Every encoder exposes ``model_id``, ``weights_sha256``, ``dimension``, ``device``
+(``cpu`` / ``cuda:N``: :mod:`harness.retrieval.embeddings.devices`), ``precision``,
+``embedding_sha256`` (:func:`embedding_digest`: the weights digest on the CPU, folded with
+the device, precision and runtime elsewhere; what keys the embedding cache), ``label``
+(``model_id@embedding_sha256[:12]``: what each embedded document records, so vectors from
+another device are another model's in an index), the two prefixes, and
 ``encode_queries`` / ``encode_documents`` returning float32 ``(n, dimension)`` arrays,
 L2-normalised when the profile says so.  Prefixes are applied here and nowhere else, so the
 embedding cache keys on exactly the text the model read.
@@ -21,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from harness.core import heavy, settings
-from harness.core.canonical import sha256_file
+from harness.core.canonical import canonical_line, sha256_file
 from harness.retrieval.embeddings.batching import encode_by_length
 from harness.retrieval.embeddings.profiles import ModelProfile
 
@@ -48,6 +52,35 @@ def weights_sha256(model_dir) -> str:
     return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
 
 
+def derivation_digest(profile: ModelProfile, base_sha256: str) -> str:
+    """sha256 naming a derived model: its id, kind, parameters and the base's weights."""
+    return hashlib.sha256(canonical_line({
+        "base_weights_sha256": base_sha256, "derivation": dict(profile.derivation),
+        "kind": profile.kind, "model_id": profile.model_id}).encode("utf-8")).hexdigest()
+
+
+def embedding_digest(weights: str, execution: dict) -> str:
+    """What names a model's vectors: on the CPU its weights digest (the reference execution:
+    a profile whose arithmetic differs there, such as ``bf16`` or ``onnx``, already names its
+    precision, runtime and ISA path in that digest), elsewhere the sha256 of the weights
+    digest and the execution (device and its name, precision, runtime versions)."""
+    if execution.get("device", "cpu") == "cpu":
+        return weights
+    return hashlib.sha256(canonical_line({"execution": execution, "weights_sha256": weights})
+                          .encode("utf-8")).hexdigest()
+
+
+def execution_block(device: str, precision: str, runtime: str) -> dict:
+    """Where and how a model computes (provenance; :func:`embedding_digest`'s input)."""
+    out: dict = {"device": device, "precision": precision, "runtime": runtime}
+    if device != "cpu":
+        from harness.retrieval.embeddings.devices import capability, runtime_versions
+
+        out["device_name"] = capability(device)["path"]
+        out["versions"] = runtime_versions(device)
+    return out
+
+
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -60,11 +93,17 @@ class Encoder:
 
     #: padded tokens per batch (texts x longest), or None for ``batch_size`` texts per batch
     max_batch_tokens: int | None = None
+    #: the arithmetic's precision and the runtime that computes it (provenance)
+    precision: str = "fp32"
+    runtime: str = "torch"
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64,
+                 device: str = "cpu"):
         self.profile = profile
         self.path = path
         self.batch_size = batch_size
+        self.device = device
+        self._execution: dict | None = None
         self.model_id = profile.model_id
         self.query_prefix = profile.query_prefix
         self.document_prefix = profile.document_prefix
@@ -72,9 +111,20 @@ class Encoder:
         self.dimension = profile.dimension
 
     @property
+    def execution(self) -> dict:
+        if self._execution is None:
+            self._execution = execution_block(self.device, self.precision, self.runtime)
+        return self._execution
+
+    @property
+    def embedding_sha256(self) -> str:
+        """What keys this model's cached vectors (:func:`embedding_digest`)."""
+        return embedding_digest(self.weights_sha256, self.execution)
+
+    @property
     def label(self) -> str:
-        """What an embedded document records as its model: ``model_id@sha256[:12]``."""
-        return f"{self.model_id}@{self.weights_sha256[:12]}"
+        """What an embedded document records as its model: ``model_id@embedding_sha256[:12]``."""
+        return f"{self.model_id}@{self.embedding_sha256[:12]}"
 
     def _encode_raw(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -115,8 +165,14 @@ class Encoder:
         return self.encode(self.document_texts(texts))
 
     def describe(self) -> dict:
-        return {**self.profile.block(), "weights_sha256": self.weights_sha256,
-                "label": self.label}
+        out = {**self.profile.block(), "weights_sha256": self.weights_sha256,
+               "label": self.label, "execution": self.execution}
+        if self.embedding_sha256 != self.weights_sha256:
+            out["embedding_sha256"] = self.embedding_sha256
+        certificate = getattr(self, "certificate", None)
+        if certificate is not None:
+            out["certificate"] = certificate
+        return out
 
 
 def offline_transformers() -> None:
@@ -132,12 +188,13 @@ def offline_transformers() -> None:
 class SentenceTransformerEncoder(Encoder):
     """A sentence-transformers model from a local directory (``HF_HUB_OFFLINE``)."""
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
-        super().__init__(profile, path, batch_size)
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64,
+                 device: str = "cpu"):
+        super().__init__(profile, path, batch_size, device)
         offline_transformers()
         SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
 
-        self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self.model = SentenceTransformer(str(path), device=device, local_files_only=True)
         actual = self.model.get_embedding_dimension()
         if actual != profile.dimension:
             raise ValueError(f"embedding model {profile.model_id}: declared dimension "
@@ -163,8 +220,11 @@ def transformer_lengths(tokenizer, texts, max_length: int | None) -> list[int]:
 class StaticEncoder(Encoder):
     """A model2vec static model (token-vector lookup and mean pooling) from a directory."""
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 1024):
-        super().__init__(profile, path, batch_size)
+    runtime = "model2vec"
+
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 1024,
+                 device: str = "cpu"):
+        super().__init__(profile, path, batch_size, device)
         StaticModel = heavy.load("model2vec").StaticModel
 
         self.model = StaticModel.from_pretrained(str(path), force_download=False)

@@ -44,9 +44,13 @@ from harness.core import heavy
 from harness.core.canonical import canonical_line
 from harness.retrieval.embeddings.bf16_encoder import Bf16Encoder
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
+from harness.retrieval.embeddings.devices import resolve_device
 from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerEncoder,
-                                                   StaticEncoder, offline_transformers,
+                                                   StaticEncoder, derivation_digest,
+                                                   embedding_digest,
+                                                   execution_block, offline_transformers,
                                                    transformer_lengths, weights_sha256)
+from harness.retrieval.embeddings.fp16_encoder import Fp16CudaEncoder
 from harness.retrieval.embeddings.onnx_encoder import OnnxEncoder
 from harness.retrieval.embeddings.profiles import (DERIVED_KINDS, PROFILES, ModelProfile,
                                                    resolve_profile, source_path)
@@ -56,13 +60,6 @@ log = logging.getLogger(__name__)
 
 #: sub-directory of the cache directory holding distilled models
 MODELS_DIR = "models"
-
-
-def derivation_digest(profile: ModelProfile, base_sha256: str) -> str:
-    """sha256 naming a derived model: its id, kind, parameters and the base's weights."""
-    return hashlib.sha256(canonical_line({
-        "base_weights_sha256": base_sha256, "derivation": dict(profile.derivation),
-        "kind": profile.kind, "model_id": profile.model_id}).encode("utf-8")).hexdigest()
 
 
 def rotation_matrix(dim: int, seed: int) -> np.ndarray:
@@ -90,11 +87,16 @@ class LazyEncoder:
     a report read (``model_id``, ``weights_sha256``, ``dimension``, prefixes, ``label``).
     """
 
-    def __init__(self, profile: ModelProfile, batch_size: int | None = None):
+    def __init__(self, profile: ModelProfile, batch_size: int | None = None,
+                 device: str | None = "cpu"):
         if profile.kind in DERIVED_KINDS:
             raise ValueError(f"{profile.model_id} is a derived profile: use build_encoder")
         self.profile = profile
         self.batch_size = batch_size
+        self.device = resolve_device(device, profile.kind, profile.model_id)
+        self.precision = "fp32"
+        self.execution = execution_block(self.device, self.precision,
+                                         "model2vec" if profile.kind == "model2vec" else "torch")
         self.model_id = profile.model_id
         self.dimension = profile.dimension
         self.query_prefix = profile.query_prefix
@@ -107,8 +109,12 @@ class LazyEncoder:
         self._encoder: Encoder | None = None
 
     @property
+    def embedding_sha256(self) -> str:
+        return embedding_digest(self.weights_sha256, self.execution)
+
+    @property
     def label(self) -> str:
-        return f"{self.model_id}@{self.weights_sha256[:12]}"
+        return f"{self.model_id}@{self.embedding_sha256[:12]}"
 
     @property
     def loaded(self) -> bool:
@@ -116,8 +122,8 @@ class LazyEncoder:
 
     def _load(self) -> Encoder:
         if self._encoder is None:
-            encoder = load_encoder(self.profile, self.batch_size)
-            if encoder.weights_sha256 != self.weights_sha256:
+            encoder = load_encoder(self.profile, self.batch_size, device=self.device)
+            if encoder.embedding_sha256 != self.embedding_sha256:
                 raise ValueError(f"embedding model {self.model_id}: weights changed while "
                                  "loading (digest differs); rerun")
             self._encoder = encoder
@@ -135,8 +141,14 @@ class LazyEncoder:
         return self._load().encode(texts)
 
     def describe(self) -> dict:
-        return {**self.profile.block(), "weights_sha256": self.weights_sha256,
-                "label": self.label}
+        out = {**self.profile.block(), "weights_sha256": self.weights_sha256,
+               "label": self.label, "execution": self.execution}
+        if self.embedding_sha256 != self.weights_sha256:
+            out["embedding_sha256"] = self.embedding_sha256
+        certificate = getattr(self, "certificate", None)
+        if certificate is not None:
+            out["certificate"] = certificate
+        return out
 
 
 class _Verbatim:
@@ -147,6 +159,7 @@ class _Verbatim:
         self.encoder = encoder
         self.model_id = encoder.model_id
         self.weights_sha256 = encoder.weights_sha256
+        self.embedding_sha256 = encoder.embedding_sha256
         self.dimension = encoder.dimension
 
     @property
@@ -169,8 +182,9 @@ class _Derived(Encoder):
     """Common to derived encoders: the base's weights are hashed as the base's, and the
     derived model is named by its derivation digest."""
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64):
-        super().__init__(profile, path, batch_size)
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64,
+                 device: str = "cpu"):
+        super().__init__(profile, path, batch_size, device)
         self.base_profile = _base_profile(profile)
         self.base_weights_sha256 = self.weights_sha256
         self.weights_sha256 = derivation_digest(profile, self.base_weights_sha256)
@@ -184,8 +198,11 @@ class TransformedEncoder(_Derived):
     through ``cache`` (when given) under the base's own key."""
 
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int | None = None,
-                 cache: EmbeddingCache | None = None, base: "LazyEncoder | None" = None):
-        super().__init__(profile, path, batch_size or 64)
+                 cache: EmbeddingCache | None = None, base: "LazyEncoder | None" = None,
+                 device: str = "cpu"):
+        if base is not None:
+            device = base.device
+        super().__init__(profile, path, batch_size or 64, device)
         base_profile = self.base_profile
         if (profile.query_prefix, profile.document_prefix) != (base_profile.query_prefix,
                                                                base_profile.document_prefix):
@@ -194,7 +211,7 @@ class TransformedEncoder(_Derived):
         if base is not None and base.profile != base_profile:
             raise ValueError(f"{profile.model_id}: the shared base encoder is "
                              f"{base.model_id}, not {base_profile.model_id}")
-        self.base = base if base is not None else LazyEncoder(base_profile, batch_size)
+        self.base = base if base is not None else LazyEncoder(base_profile, batch_size, device)
         if self.base.weights_sha256 != self.base_weights_sha256:
             raise ValueError(f"{profile.model_id}: base weights digest mismatch")
         self._base_cached = CachedEncoder(_Verbatim(self.base), cache, progress=False)
@@ -226,8 +243,8 @@ class RepooledEncoder(_Derived):
     first text the cache lacks)."""
 
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int | None = None,
-                 cache: EmbeddingCache | None = None):
-        super().__init__(profile, path, batch_size or 64)
+                 cache: EmbeddingCache | None = None, device: str = "cpu"):
+        super().__init__(profile, path, batch_size or 64, device)
         self._model = None
 
     def _load(self):
@@ -243,7 +260,8 @@ class RepooledEncoder(_Derived):
                 raise ValueError(f"embedding model {self.model_id}: declared dimension "
                                  f"{self.dimension} but the transformer produces {width}")
             pooling = models.Pooling(width, pooling_mode=self.profile.pooling)
-            self._model = SentenceTransformer(modules=[transformer, pooling], device="cpu")
+            self._model = SentenceTransformer(modules=[transformer, pooling],
+                                              device=self.device)
         return self._model
 
     def token_lengths(self, texts):
@@ -294,10 +312,11 @@ def ensure_distilled(profile: ModelProfile, models_dir=None) -> Path:
 class DistilledEncoder(StaticEncoder):
     """``distilled``: the static model built by :func:`ensure_distilled`."""
 
-    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 1024):
+    def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 1024,
+                 device: str = "cpu"):
         base = _base_profile(profile)
         self.base_weights_sha256 = weights_sha256(source_path(base.source))
-        super().__init__(profile, path, batch_size)
+        super().__init__(profile, path, batch_size, device)
 
     def describe(self) -> dict:
         return {**super().describe(), "base_weights_sha256": self.base_weights_sha256}
@@ -305,43 +324,48 @@ class DistilledEncoder(StaticEncoder):
 
 def build_encoder(profile: ModelProfile, batch_size: int | None = None,
                   cache: EmbeddingCache | None = None, models_dir=None,
-                  base: LazyEncoder | None = None) -> Encoder:
+                  base: LazyEncoder | None = None, device: str | None = "cpu") -> Encoder:
     """The encoder of a derived profile (what ``load_encoder`` calls for these kinds);
-    ``base`` shares an already-open base encoder (one model in memory, not two)."""
+    ``base`` shares an already-open base encoder (one model in memory, not two).
+    ``device`` (``auto``/``cpu``/``cuda[:N]``) is refused when the kind cannot run there."""
     if profile.kind not in DERIVED_KINDS:
         raise ValueError(f"{profile.model_id}: kind {profile.kind!r} is not derived; "
                          f"derived kinds: {sorted(DERIVED_KINDS)}")
+    device = resolve_device(device, profile.kind, profile.model_id)
     base_path = source_path(profile.source)
-    if profile.kind in ("onnx", "bf16"):
-        kwargs = {} if batch_size is None else {"batch_size": batch_size}
-        return (OnnxEncoder if profile.kind == "onnx" else Bf16Encoder)(profile, base_path,
-                                                                          **kwargs)
+    kwargs: dict = {} if batch_size is None else {"batch_size": batch_size}
+    if profile.kind in ("onnx", "bf16", "fp16"):
+        cls = {"onnx": OnnxEncoder, "bf16": Bf16Encoder, "fp16": Fp16CudaEncoder}[profile.kind]
+        return cls(profile, base_path, device=device, **kwargs)
     if profile.kind in ("rotated", "truncated"):
-        return TransformedEncoder(profile, base_path, batch_size, cache, base)
+        return TransformedEncoder(profile, base_path, batch_size, cache, base, device=device)
     if profile.kind == "repooled":
-        return RepooledEncoder(profile, base_path, batch_size, cache)
+        return RepooledEncoder(profile, base_path, batch_size, cache, device=device)
     path = ensure_distilled(profile, models_dir)
-    kwargs = {} if batch_size is None else {"batch_size": batch_size}
-    return DistilledEncoder(profile, path, **kwargs)
+    return DistilledEncoder(profile, path, device=device, **kwargs)
 
 
 def open_encoders(profiles: Sequence[ModelProfile], cache: EmbeddingCache | None = None,
-                  models_dir=None, batch_size: int | None = None) -> list:
+                  models_dir=None, batch_size: int | None = None,
+                  device: str | None = "cpu") -> list:
     """The encoders a migration study uses, in order: lazy for models with weights, derived
     ones sharing ``cache`` with their base, and one base encoder per base model (a study of
-    MiniLM -> rotated MiniLM holds one transformer, loaded only if the cache lacks a text)."""
+    MiniLM -> rotated MiniLM holds one transformer, loaded only if the cache lacks a text).
+    ``device`` applies to every model whose kind runs there (``auto``: each model's best;
+    a CUDA-only profile runs on CUDA whatever the other side's device)."""
     plain: dict[ModelProfile, LazyEncoder] = {}
 
     def lazy(profile):
         if profile not in plain:
-            plain[profile] = LazyEncoder(profile, batch_size)
+            plain[profile] = LazyEncoder(profile, batch_size, device)
         return plain[profile]
 
     out = []
     for profile in profiles:
         if profile.kind in DERIVED_KINDS:
             base = lazy(_base_profile(profile)) if profile.kind in ("rotated", "truncated") else None
-            out.append(build_encoder(profile, batch_size, cache, models_dir, base))
+            out.append(build_encoder(profile, batch_size, cache, models_dir, base,
+                                     device="auto" if profile.kind == "fp16" else device))
         else:
             out.append(lazy(profile))
     return out
@@ -404,8 +428,11 @@ ENCODER_KINDS: dict[str, Callable[..., Encoder]] = {
 }
 
 
-def load_encoder(profile: ModelProfile, batch_size: int | None = None) -> Encoder:
-    """Load the encoder a profile describes; missing weights raise FileNotFoundError."""
+def load_encoder(profile: ModelProfile, batch_size: int | None = None,
+                 device: str | None = "cpu") -> Encoder:
+    """Load the encoder a profile describes on ``device`` (``auto``/``cpu``/``cuda[:N]``,
+    :func:`harness.retrieval.embeddings.devices.resolve_device`); missing weights raise
+    FileNotFoundError, an absent or unsuitable device DeviceUnavailable (a ValueError)."""
     if profile.kind not in ENCODER_KINDS:
         raise ValueError(f"unknown encoder kind {profile.kind!r}; "
                          f"expected one of {sorted(ENCODER_KINDS)}")
@@ -413,6 +440,8 @@ def load_encoder(profile: ModelProfile, batch_size: int | None = None) -> Encode
     if not path.is_dir():
         raise FileNotFoundError(f"embedding model {profile.model_id}: weights directory "
                                 f"{path} does not exist")
-    kwargs = {} if batch_size is None else {"batch_size": batch_size}
-    log.info("loading embedding model %s (%s)", profile.model_id, profile.kind)
+    kwargs: dict = {} if batch_size is None else {"batch_size": batch_size}
+    kwargs["device"] = resolve_device(device, profile.kind, profile.model_id)
+    log.info("loading embedding model %s (%s) on %s", profile.model_id, profile.kind,
+             kwargs["device"])
     return ENCODER_KINDS[profile.kind](profile, path, **kwargs)

@@ -35,12 +35,18 @@ INTRA_OP_THREADS = 2
 class OnnxEncoder(Encoder):
     """``onnx``: mean-pooled last hidden states of the exported transformer."""
 
+    runtime = "onnxruntime"
+
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 32,
-                 models_dir=None):
+                 models_dir=None, device: str = "cpu"):
+        if device != "cpu":
+            raise ValueError(f"{profile.model_id} runs on the CPU only (ONNX Runtime's CPU "
+                             f"provider); --device {device} cannot run it")
+        self.precision = str(profile.param("precision"))
         base = PROFILES[str(profile.base)]
         self.base_path = source_path(base.source)
         self.export = ensure_export(profile, models_dir)
-        super().__init__(profile, self.export, batch_size)
+        super().__init__(profile, self.export, batch_size, device)
         self.batch_independent = profile.param("precision") == "fp32"
         if not self.batch_independent:
             self.batch_size = 1

@@ -22,7 +22,9 @@ dynamically quantised to int8, run by ONNX Runtime: the same model with cheaper 
 exported once per machine; :mod:`harness.retrieval.embeddings.onnx_export`) and ``bf16``
 (the base transformer with bfloat16 matrix products on the CPU, LayerNorm, softmax
 accumulation, pooling and normalisation in fp32;
-:mod:`harness.retrieval.embeddings.bf16_encoder`).  Their
+:mod:`harness.retrieval.embeddings.bf16_encoder`) and ``fp16`` (the base transformer in
+float16 on a CUDA device, refused elsewhere;
+:mod:`harness.retrieval.embeddings.fp16_encoder`).  Their
 ``source`` is ``profile:BASE``, ``base`` names the base profile, ``derivation`` holds the
 parameters and ``situation`` says which kind of model change the pair (base -> derived)
 stands for.  Their encoders live in :mod:`harness.retrieval.embeddings.models`.
@@ -38,8 +40,8 @@ from pathlib import Path
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: profile kinds built from another profile's weights (encoders: harness.retrieval.embeddings.models)
-DERIVED_KINDS: tuple[str, ...] = ("bf16", "distilled", "onnx", "repooled", "rotated",
-                                   "truncated")
+DERIVED_KINDS: tuple[str, ...] = ("bf16", "distilled", "fp16", "onnx", "repooled",
+                                   "rotated", "truncated")
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,21 @@ PROFILES: dict[str, ModelProfile] = {
                     "and normalisation in fp32, run by torch on the CPU",
         situation="cheaper arithmetic, same model: the same weights with bfloat16 matrix "
                   "products; whether it is a drop-in is what the study measures",
+    ),
+    "minilm-cuda-fp16": ModelProfile(
+        model_id="minilm-cuda-fp16",
+        kind="fp16",
+        source=f"profile:{DEFAULT_MODEL}",
+        dimension=384,
+        pooling="mean",
+        max_seq_length=256,
+        base=DEFAULT_MODEL,
+        derivation=(("device", "cuda"), ("precision", "fp16")),
+        description="the all-MiniLM-L6-v2 transformer cast to float16 on a CUDA device (fp16 "
+                    "products with fp32 accumulation), pooling on the device, vectors "
+                    "normalised in fp32; runs on a CUDA device only",
+        situation="cheaper arithmetic, same model: the same weights in float16 on a GPU; "
+                  "whether it is a drop-in for CPU fp32 is what the study measures",
     ),
 }
 

@@ -1,26 +1,45 @@
-"""What a long embedding job tells its reader before and while it runs.
+"""What a long embedding job tells its reader before, while and after it runs.
 
 Before the first block: how many texts and tokens the model will read, and how long that
-should take on this machine, timed on a short sample of long, median and short texts
-(:func:`sample_windows`).  The sample's vectors are kept (no text is embedded twice), and
-its first text is embedded untimed, so loading a lazily loaded model does not enter the
-rate.  Tokens are whitespace words, each text capped at the model's maximum sequence
-length when the profile has one (a transformer reads no further), so the estimate is
-``sample seconds / sample tokens x tokens``: an order of magnitude (on a loaded two-core
-machine it was within a factor of about 3 either way), which the progress bar that follows
-from the first block (texts, rate, time left) refines.
+should take on this machine, as a point and a range.  The estimate is timed, after a
+warm-up, on a sample drawn to match the corpus's length distribution: the texts (in length
+order) are cut into :data:`STRATA` strata of equal counts, and from the middle of each a
+window of neighbouring texts is timed (similar lengths, so little padding, as in the blocks
+that follow), sized so that each window holds about :data:`WINDOW_TOKENS` tokens (a window
+of short texts holds many: per-call overhead weighs on short texts as in the real blocks).
+The estimate is the stratified sum ``sum_h N_h x t_h`` of each stratum's texts times its
+timed seconds per text (proportional stratified sampling; Cochran 1977, *Sampling
+Techniques*, ch. 5).  Each window is timed as two halves; the range is the same sum over
+the faster and the slower half of each stratum (what one more timing could have given).
+
+The warm-up (:data:`WARMUP` texts of median length, untimed) takes the model's load and
+the first calls' one-off costs (thread pools, kernel selection) out of the rate: a cold
+sample made the demo print about 4 minutes for a job that took 30 seconds.  No sampled
+text is embedded twice.
+
+While it runs, the bar's time left is the estimate's remaining seconds scaled by the
+observed / predicted ratio of the blocks done so far (so it takes over from the observed
+rate after the first block, with the length order's long-first blocks accounted for).
+After it: one line with the time taken next to the estimate.  Tokens are whitespace words,
+each text capped at the model's maximum sequence length when the profile has one.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
-#: texts timed before the estimate is printed (at most)
-SAMPLE = 32
+#: length strata the sample is drawn from
+STRATA = 4
+#: tokens timed per stratum (split into two halves), texts per window within bounds below
+WINDOW_TOKENS = 2048
+WINDOW_MIN, WINDOW_MAX = 4, 64
+#: texts embedded untimed before the sample (median length)
+WARMUP = 8
 #: below this many texts no estimate is printed (the job is over before it would help)
-ESTIMATE_FROM = 2 * SAMPLE
+ESTIMATE_FROM = 128
 
 
 def tokens(text: str, cap: int | None) -> int:
@@ -28,19 +47,31 @@ def tokens(text: str, cap: int | None) -> int:
     return min(n, cap) if cap else n
 
 
-def sample_windows(n: int, k: int = SAMPLE) -> list[list[int]]:
-    """Three windows of neighbouring positions (about ``k`` in all) at 10 %, 50 % and 90 % of
-    ``0..n-1`` (one window of all of them when ``n <= k``).  The caller's texts are in length
-    order, so each window is a batch of similar lengths (little padding, as in the blocks
-    after it), and the three together sample long, median and short texts."""
-    if n <= k:
-        return [list(range(n))]
-    size = k // 3
-    out = []
-    for share in (0.1, 0.5, 0.9):
-        start = min(max(0, round(share * n) - size // 2), n - size)
-        out.append(list(range(start, start + size)))
-    return out
+def length_order(lengths: Sequence[int]) -> list[int]:
+    """Positions longest first, ties by position."""
+    return sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+
+
+def strata(lengths: Sequence[int], n_strata: int = STRATA) -> list[list[int]]:
+    """The length order cut into ``n_strata`` runs of (nearly) equal counts."""
+    order = length_order(lengths)
+    n = len(order)
+    cuts = [round(h * n / n_strata) for h in range(n_strata + 1)]
+    return [order[cuts[h]:cuts[h + 1]] for h in range(n_strata) if cuts[h + 1] > cuts[h]]
+
+
+def window(stratum: list[int], lengths: Sequence[int], skip: set[int]) -> list[int]:
+    """A window of neighbours at the middle of ``stratum`` holding about
+    :data:`WINDOW_TOKENS` tokens (:data:`WINDOW_MIN`..:data:`WINDOW_MAX` texts, at most a
+    quarter of the stratum), ``skip`` (the warm-up) left out."""
+    free = [i for i in stratum if i not in skip]
+    if not free:
+        return []
+    middle = free[len(free) // 2]
+    size = max(WINDOW_MIN, min(WINDOW_MAX, WINDOW_TOKENS // max(1, lengths[middle])))
+    size = max(2, min(size, len(free) // 4 or 1))
+    start = max(0, min(len(free) // 2 - size // 2, len(free) - size))
+    return free[start:start + size]
 
 
 def duration(seconds: float) -> str:
@@ -53,49 +84,136 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60} min"
 
 
-def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, sample_texts: int,
-                  sample_tokens: int, sample_seconds: float) -> str:
-    per_token = sample_seconds / max(1, sample_tokens)
-    rate = sample_texts / sample_seconds if sample_seconds > 0 else float("inf")
+@dataclass(frozen=True)
+class Estimate:
+    """Seconds per text in each stratum (point, faster half, slower half), and the strata."""
+
+    groups: tuple[tuple[int, ...], ...]
+    per_text: tuple[float, ...]
+    per_text_low: tuple[float, ...]
+    per_text_high: tuple[float, ...]
+    sample_texts: int
+    sample_seconds: float
+
+    def seconds(self, which: str = "point", skip: set[int] | frozenset = frozenset()) -> float:
+        rates = {"point": self.per_text, "low": self.per_text_low,
+                 "high": self.per_text_high}[which]
+        return sum(rate * sum(1 for i in group if i not in skip)
+                   for group, rate in zip(self.groups, rates))
+
+    def cost(self) -> dict[int, float]:
+        """Predicted seconds of each text (its stratum's per-text time)."""
+        return {i: rate for group, rate in zip(self.groups, self.per_text) for i in group}
+
+
+def stratified_estimate(groups: list[list[int]], halves: list[tuple[list[int], list[int]]],
+                        seconds: list[tuple[float, float]]) -> Estimate:
+    """The stratified estimate (module docstring) from each stratum's two timed halves."""
+    point, low, high = [], [], []
+    for (a, b), (sa, sb) in zip(halves, seconds):
+        n = len(a) + len(b)
+        rates = [s / len(h) for h, s in ((a, sa), (b, sb)) if h]
+        point.append((sa + sb) / n if n else 0.0)
+        low.append(min(rates) if rates else 0.0)
+        high.append(max(rates) if rates else 0.0)
+    return Estimate(tuple(tuple(g) for g in groups), tuple(point), tuple(low), tuple(high),
+                    sum(len(a) + len(b) for a, b in halves),
+                    sum(sa + sb for sa, sb in seconds))
+
+
+def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estimate,
+                  skip: set[int]) -> str:
+    rate = est.sample_texts / est.sample_seconds if est.sample_seconds > 0 else float("inf")
     return (f"embedding {n_texts:,} {role} ({n_tokens:,} tokens) with {model}: about "
-            f"{duration(per_token * n_tokens)} on this machine (timed on {sample_texts} of "
-            f"them: {rate:.0f} texts/s)")
+            f"{duration(est.seconds('point', skip))} on this machine (range "
+            f"{duration(est.seconds('low', skip))} to {duration(est.seconds('high', skip))}; "
+            f"timed after a warm-up on {est.sample_texts} of them drawn from {len(est.groups)} "
+            f"length strata: {rate:.0f} texts/s)")
+
+
+def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None],
+                 cap: int | None) -> tuple[Estimate, set[int], set[int], float]:
+    """Warm up, time the stratified sample, and return the estimate, the positions already
+    embedded (warm-up and sample), the warm-up's positions and when the warm-up ended."""
+    lengths = [tokens(t, cap) for t in texts]
+    groups = strata(lengths)
+    median = groups[len(groups) // 2]
+    warm = median[len(median) // 2:len(median) // 2 + WARMUP]
+    encode_block(warm)  # untimed: a lazily loaded model loads here
+    warmed = time.perf_counter()
+    done = set(warm)
+    halves, seconds = [], []
+    for group in groups:
+        win = window(group, lengths, done)
+        a, b = win[:len(win) // 2], win[len(win) // 2:]
+        timing = []
+        for half in (a, b):
+            tick = time.perf_counter()
+            if half:
+                encode_block(half)
+            timing.append(time.perf_counter() - tick)
+        halves.append((a, b))
+        seconds.append((timing[0], timing[1]))
+        done.update(win)
+    return stratified_estimate(groups, halves, seconds), done, set(warm), warmed
+
+
+class _Eta:
+    """Time left: predicted remaining seconds scaled by observed / predicted so far."""
+
+    def __init__(self, est: Estimate, done: set[int]):
+        self.cost = est.cost()
+        self.left = sum(c for i, c in self.cost.items() if i not in done)
+        self.predicted_done = 0.0
+        self.started = time.perf_counter()
+
+    def advance(self, chunk: list[int]) -> float:
+        spent = sum(self.cost.get(i, 0.0) for i in chunk)
+        self.left -= spent
+        self.predicted_done += spent
+        observed = time.perf_counter() - self.started
+        factor = observed / self.predicted_done if self.predicted_done > 0 else 1.0
+        return max(0.0, self.left * factor)
 
 
 def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]], None], *,
                          role: str, model: str, cap: int | None, block: int,
                          progress: bool) -> None:
     """Call ``encode_block(indices)`` over every index of ``texts`` in blocks of ``block``:
-    with ``progress``, first a timed sample and the estimate line (when there are enough
-    texts to make it useful), then a bar updated after every block."""
-    order = list(range(len(texts)))
+    with ``progress``, first the warm-up, the timed sample and the estimate line (when there
+    are enough texts to make it useful), then a bar updated after every block, then the
+    time taken next to the estimate."""
     done: set[int] = set()
-    bar = None
+    warm: set[int] = set()
+    bar = eta = est = None
+    started = 0.0
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
-            windows = sample_windows(len(texts))
-            encode_block(windows[0][:1])  # untimed: a lazily loaded model loads here
-            timed = [windows[0][1:], *windows[1:]]
-            tick = time.perf_counter()
-            for window in timed:
-                encode_block(window)
-            seconds = time.perf_counter() - tick
-            sample = [i for window in timed for i in window]
-            done.update(windows[0][:1], sample)
+            est, done, warm, started = timed_sample(texts, encode_block, cap)
+            eta = _Eta(est, done)
             print(estimate_line(role, model, len(texts), sum(tokens(t, cap) for t in texts),
-                                len(sample), sum(tokens(texts[i], cap) for i in sample),
-                                seconds), file=sys.stderr, flush=True)
+                                est, done), file=sys.stderr, flush=True)
         if progress:
             from tqdm import tqdm
 
             bar = tqdm(total=len(texts), initial=len(done), desc=f"embedding {role} ({model})",
-                       unit="text", unit_scale=True, dynamic_ncols=True, mininterval=0)
-        rest = [i for i in order if i not in done]
+                       unit="text", unit_scale=True, dynamic_ncols=True, mininterval=0,
+                       bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, "
+                                  "{rate_fmt}{postfix}]" if eta is not None else None)
+        rest = [i for i in range(len(texts)) if i not in done]
         for start in range(0, len(rest), block):
             chunk = rest[start:start + block]
             encode_block(chunk)
             if bar is not None:
+                if eta is not None:
+                    bar.set_postfix_str(f"about {duration(eta.advance(chunk))} left",
+                                        refresh=False)
                 bar.update(len(chunk))
     finally:
         if bar is not None:
             bar.close()
+    if est is not None:
+        print(f"embedded {len(texts):,} {role} in {duration(time.perf_counter() - started)} "
+              f"after the warm-up (estimated {duration(est.seconds('point', warm))}, range "
+              f"{duration(est.seconds('low', warm))} to {duration(est.seconds('high', warm))})",
+              file=sys.stderr, flush=True)

@@ -14,14 +14,23 @@ Verdicts over the per-document labels (``None`` = the document does not say):
 ``mixed``                  two or more named models: a ranking over such an index
                            compares similarities from different vector spaces,
                            and results are refused (exit 3)
+``certified_equivalent``   two or more named models, each paired with the
+                           configured one by a migration certificate that found
+                           it ``equivalent_drop_in`` (the block names each
+                           certificate: :mod:`harness.retrieval.embeddings.certified`)
 =========================  ====================================================
+
+A model's label names its device and precision off the CPU
+(:func:`harness.retrieval.embeddings.encoders.embedding_digest`), so vectors from a GPU and
+a CPU are two models here unless a certificate says otherwise.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-VERDICTS = ("empty", "unattributed", "uniform", "partially_unattributed", "mixed")
+VERDICTS = ("empty", "unattributed", "uniform", "partially_unattributed", "mixed",
+            "certified_equivalent")
 
 #: exit code of a run refused because its vector space is proven mixed
 EXIT_MIXED_EMBEDDINGS = 3
@@ -62,6 +71,25 @@ def index_block(counts: Mapping[str | None, int], dimension: int | None,
         "embedding_dimension": dimension,
         "configured_embedding_model": configured,
     }
+
+
+def certify_mixed(block: dict, pairs: Mapping) -> dict:
+    """A ``mixed`` block made ``certified_equivalent`` when every named model other than
+    the configured one is paired with it in ``pairs`` (``{frozenset of two labels:
+    certificate}``, :func:`harness.retrieval.embeddings.certified.equivalent_pairs`); the
+    block then names each certificate.  Any other block is returned unchanged."""
+    configured = block.get("configured_embedding_model")
+    if block.get("embedding_verdict") != "mixed" or configured is None:
+        return block
+    others = [m for m in block["embedding_models"] if m != configured]
+    certs = [pairs.get(frozenset((configured, m))) for m in others]
+    if configured not in block["embedding_models"] or any(c is None for c in certs):
+        return block
+    return {**block, "embedding_verdict": "certified_equivalent",
+            "embedding_certificates": [
+                {"labels": sorted((configured, m)), "certificate_sha256": c.sha256,
+                 "machine": c.machine, "decision": "equivalent_drop_in"}
+                for m, c in zip(others, certs)]}
 
 
 def refuse_mixed(block: Mapping) -> None:

@@ -157,3 +157,38 @@ def test_t1_recall_agrees_with_the_bench_scored_by_trec_eval(rotation_report, sy
     row = next(r for r in metrics["rows"] if r["query_class"] == "all")
     assert row["n"] == doc["tiers"]["T1"]["n"]
     assert doc["tiers"]["T1"]["recall"]["old"] == pytest.approx(row["metrics"]["R@10"], abs=1e-9)
+
+
+def test_the_cuda_profile_is_refused_without_a_cuda_device(migrate, tmp_path, capsys):
+    from harness.retrieval.embeddings.devices import cuda_devices
+
+    if cuda_devices():
+        pytest.skip("torch sees a CUDA device here: the refusal is for machines without one")
+    out = tmp_path / "fp16"
+    assert migrate("minilm", "minilm-cuda-fp16", out) == 2
+    err = capsys.readouterr().err
+    assert "minilm-cuda-fp16 runs on a CUDA device only" in err and "Traceback" not in err
+    assert not out.exists()
+    assert migrate("minilm", "minilm-rotated", tmp_path / "gpu", "--device", "cuda:1") == 2
+    assert "--device cuda:1 for sentence-transformers/all-MiniLM-L6-v2: torch sees no CUDA " \
+           "device" in capsys.readouterr().err
+    assert not (tmp_path / "gpu").exists()
+
+
+def test_a_drop_in_decision_is_kept_as_a_certificate_for_this_cpu_path(rotation_report,
+                                                                         migration_cache):
+    import hashlib
+
+    from harness.retrieval.embeddings.certified import certified_for
+    from harness.retrieval.embeddings.devices import capability
+
+    doc, out = rotation_report
+    assert doc["decision"]["decision"] == "equivalent_drop_in"
+    here = capability("cpu")
+    [cert] = certified_for(migration_cache / "certificates", doc["models"]["old"]["model_id"],
+                           here)
+    assert cert.new == "minilm-rotated" and cert.machine == f"cpu-{here['path']}"
+    assert cert.sha256 == hashlib.sha256((out / REPORT_JSON).read_bytes()).hexdigest()
+    assert cert.old_rate > 0 and cert.new_rate > 0
+    # the claim itself carries no rate (durations live in runinfo.json and the certificate)
+    assert "texts_per_second" not in (out / REPORT_JSON).read_text(encoding="utf-8")
