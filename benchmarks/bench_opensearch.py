@@ -188,11 +188,11 @@ def _corpus(name: str, spec: str, docs, queries, encoder, url: str, quick: bool,
 
 
 def _qmsum(url: str, quick: bool) -> list[dict]:
-    from benchmarks.bench_retrieval import _qmsum_val
+    from benchmarks import qmsum_val
     from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache, default_cache_dir
     from harness.retrieval.embeddings.models import load_encoder
     from harness.retrieval.embeddings.profiles import resolve_profile
-    val = _qmsum_val()
+    val = qmsum_val()
     if val is None:
         return _skip("QMSum validation split not found")
     spec = f"qmsum:{val / 'data' / 'Committee'}" if quick else f"qmsum:{val}"

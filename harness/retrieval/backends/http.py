@@ -27,8 +27,8 @@ from harness.retrieval.backends.fieldmap import ResponseError, decode_json
 from harness.retrieval.backends.retry import Transient, parse_retry_after
 from harness.retrieval.backends.system import SystemBackend
 from harness.retrieval.backends.templates import (
-    is_secret,
     literal_secrets,
+    redact_body,
     redact_url,
     render_body,
     render_url,
@@ -51,8 +51,11 @@ class HttpBackend(SystemBackend):
         self.header_names = tuple(sorted(n for n, _ in headers))
         resolved = {name: resolve_header(value, f"--header {name}") for name, value in headers}
         self._env = resolve_env(url_template, body_template)
+        # every header value given (of 6 characters or more: shorter ones would blank out
+        # unrelated text) counts as a secret in messages: a literal Authorization value is
+        # as secret as an env: one; only header names are recorded
         self.secrets = (*self._env.values(), *literal_secrets(url_template),
-                        *(resolved[n] for n, v in headers if is_secret(v)))
+                        *(resolved[n] for n, _ in headers if len(resolved[n]) >= 6))
         if body_template is not None:
             resolved.setdefault("Content-Type", "application/json")
         resolved.setdefault("Accept", "application/json")
@@ -83,7 +86,7 @@ class HttpBackend(SystemBackend):
 
     def target(self) -> dict:
         return {"url_template": redact_url(self.url_template), "method": self.method,
-                "body_template": self.body_template, "headers": list(self.header_names)}
+                "body_template": redact_body(self.body_template), "headers": list(self.header_names)}
 
     def close(self) -> None:
         self._client.close()

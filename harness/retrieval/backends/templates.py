@@ -136,6 +136,25 @@ def check_value(value: str, where: str) -> str:
     return value
 
 
+_JSON_STRING_FIELD = re.compile(r'("((?:[^"\\]|\\.)*)"\s*:\s*)"((?:[^"\\]|\\.)*)"')
+
+
+def redact_body(template: str | None) -> str | None:
+    """The body template as recorded: the string value of every JSON field named like a key
+    (:data:`KEY_NAMES`) replaced by ``***`` (a ``{env:VAR}`` placeholder is kept: it names
+    the variable, not the secret)."""
+    if template is None:
+        return None
+
+    def hide(match: re.Match[str]) -> str:
+        name, value = match.group(2), match.group(3)
+        if name.strip().lower() not in KEY_NAMES or _ENV_PLACEHOLDER.fullmatch(value):
+            return match.group(0)
+        return f'{match.group(1)}"{REDACTED}"'
+
+    return _JSON_STRING_FIELD.sub(hide, template)
+
+
 def check_body_template(template: str, flag: str = "--body-template") -> None:
     """The template renders to valid JSON for a query with quotes, braces and newlines."""
     probe = SearchQuery("q\"1", "a \"quoted\" {brace}\nline")

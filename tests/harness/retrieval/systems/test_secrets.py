@@ -172,3 +172,35 @@ def test_a_key_written_into_the_url_is_redacted_in_everything_recorded(
         data = path.read_bytes()
         assert SECRET.encode() not in data and b"abc123def456" not in data, path
     assert SECRET not in _warehouse_text(db)
+
+
+def test_a_key_written_into_the_body_template_is_redacted_in_everything_recorded(
+        tmp_path, synthetic, rankings):
+    out, db = tmp_path / "results", tmp_path / "warehouse.duckdb"
+    body = ('{"query_id": "{query_id}", "q": "{query}", "size": {k}, '
+            '"api_key": "' + SECRET + '", "index": "meetings"}')
+    with SystemServer(rankings) as server:
+        assert main(["bench", "--corpus", f"synthetic:{synthetic}", "--no-progress",
+                     "--backend", "http", "--url-template", server.url + "/search",
+                     "--method", "POST", "--body-template", body,
+                     "--out", str(out), "--db", str(db)]) == 0
+    sut = json.loads((out / "metrics.json").read_text())["system_under_test"]
+    # the key's value hidden, every other field as written
+    assert sut["body_template"] == ('{"query_id": "{query_id}", "q": "{query}", "size": {k}, '
+                                    '"api_key": "***", "index": "meetings"}')
+    for path in files_under(out, db):
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in _warehouse_text(db)
+
+
+def test_a_literal_header_value_the_server_echoes_is_redacted(tmp_path, synthetic, capsys):
+    from tests.harness.retrieval.hostile import HostileServer, whole
+
+    echo = f'{{"error": "invalid key {SECRET}"}}'.encode()
+    with HostileServer(whole(echo, status="401 Unauthorized")) as server:
+        code = bench(synthetic, *http_args(server.url, "--header", f"Authorization: {SECRET}"),
+                     "--out", str(tmp_path / "out"))
+        assert SECRET.encode() in server.requests[0]  # it was sent
+    err = capsys.readouterr().err
+    assert code == 5 and "HTTP 401 from the system" in err
+    assert SECRET not in err and "invalid key ***" in err
