@@ -113,6 +113,7 @@ def test_hybrid_runs_are_byte_identical_and_the_second_embeds_nothing(tmp_path, 
         assert r["first_relevant_rank"] == first
 
 
+@pytest.mark.model
 def test_mixed_embedding_models_refuse_to_write_results(tmp_path, corpora, monkeypatch, capsys,
                                                         shared_cache):
     monkeypatch.setitem(BACKENDS, "mixed-test", "tests.harness.retrieval.fakes:MixedBackend")
