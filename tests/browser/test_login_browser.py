@@ -16,7 +16,6 @@ import sys
 import time
 import urllib.request
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
