@@ -20,13 +20,14 @@ from contextlib import contextmanager
 import pytest
 
 from dashboard import PAGES
+from tools.team_demo import login_secrets, provider_command
 from tests.browser.helpers import (REPO, free_port, launched_chromium, wait_healthy,
                                    wait_settled)
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 
-INTERNAL = {"sub": "ines", "email": "ines@example.org", "groups": ["staff", "eval-internal"]}
-EXTERNAL = {"sub": "eve", "email": "eve@example.org", "groups": ["staff"]}
+# the provider's users (tools/team_demo.py, as `make team-demo` prints them): ines is in the
+# group eval-internal, eve is not
 
 
 def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
@@ -72,21 +73,9 @@ def team(tmp_path_factory):
     idp_port, app_port = free_port(), free_port()
     idp = f"http://127.0.0.1:{idp_port}"
     base = f"http://127.0.0.1:{app_port}"
-    secrets = root / "secrets.toml"
-    secrets.write_text(
-        "[team]\n"
-        f"snapshots = {json.dumps(str(snapshots))}\n"
-        'group_claim = "groups"\ninternal_groups = ["eval-internal"]\nanonymous = "none"\n'
-        "[auth]\n"
-        f'redirect_uri = "{base}/oauth2callback"\n'
-        'cookie_secret = "a-test-only-cookie-secret-0123456789abcdef"\n'
-        'client_id = "eval-dashboard"\nclient_secret = "test-only-secret"\n'
-        f'server_metadata_url = "{idp}/.well-known/openid-configuration"\n')
-    idp_args = [sys.executable, "-m", "oidc_provider_mock", "--port", str(idp_port)]
-    for user in (INTERNAL, EXTERNAL):
-        idp_args += ["--user-claims", json.dumps(user)]
+    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
-    with _process(idp_args) as idp_proc:
+    with _process(provider_command(idp_port)) as idp_proc:
         _wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
         with _process([sys.executable, "-m", "streamlit", "run", "app.py",
                        "--server.address", "127.0.0.1", "--server.port", str(app_port),
