@@ -66,7 +66,8 @@ bench-team: $(STAMP)
 	$(PY) -m benchmarks --only bench_team $(BENCH_ARGS)
 
 # A team on one laptop (docs/team.md): a local S3 API, signed and unsigned runs submitted from
-# several processes, the ingester, and dashboards on the publishable and internal snapshots.
+# several processes, the ingester, dashboards on the publishable and internal snapshots, and a
+# local OIDC provider with a team-mode dashboard (it prints how to log in, internal or external).
 .PHONY: team-demo
 team-demo: $(STAMP)
 	$(PY) tools/team_demo.py $(TEAM_DEMO_ARGS)

@@ -10,6 +10,7 @@ rerun and the harness can write while the dashboard is up.
 from __future__ import annotations
 
 import logging
+import os
 import runpy
 import shlex
 import sys
@@ -18,6 +19,8 @@ from typing import Callable
 
 import streamlit as st
 
+from dashboard import audience as aud
+from dashboard import audit
 from dashboard.formatting import (MARK_LEGEND, fmt, fmt_delta, fmt_interval, fmt_p, fmt_signed,
                               mark, md_code, md_text, measure_defaults, missing, run_labels)
 from warehouse import queries
@@ -68,9 +71,53 @@ FILL_COMMANDS = ("make demo   # fill it and serve this dashboard\n"
 # --------------------------------------------------------------------------- the warehouse
 
 
+def _secrets() -> dict:
+    """``.streamlit/secrets.toml`` as a dict (empty when there is none)."""
+    return st.secrets.to_dict() if st.secrets.load_if_toml_exists() else {}
+
+
+def login_configured() -> bool:
+    """Whether ``.streamlit/secrets.toml`` configures Streamlit's OIDC login (``[auth]``)."""
+    return "auth" in _secrets()
+
+
+def team() -> aud.Team | None:
+    """Team mode's configuration (:func:`dashboard.audience.team_config`), or None: the
+    embedded single-user dashboard."""
+    return aud.team_config(_secrets(), os.environ)
+
+
+def _user() -> dict:
+    return st.user.to_dict()
+
+
+def audience() -> str | None:
+    """This person's audience in team mode (``internal``, ``publishable`` or ``none``,
+    from the login's group claim, :func:`dashboard.audience.audience_of`); None in the
+    embedded dashboard.  Worked out from the configuration and ``st.user`` on every call,
+    never kept where a widget or URL could change it."""
+    config = team()
+    return None if config is None else aud.audience_of(config, _user())
+
+
 def db_path() -> str:
-    """The warehouse file this dashboard reads (``$HARNESS_WAREHOUSE`` or ./warehouse.duckdb)."""
-    return str(Path(default_path()).absolute())
+    """The warehouse file this dashboard reads: in team mode the snapshot of this person's
+    audience (never the other one); else ``$HARNESS_WAREHOUSE`` or ./warehouse.duckdb."""
+    config = team()
+    if config is None:
+        return str(Path(default_path()).absolute())
+    snapshot = aud.snapshot_for(config, aud.audience_of(config, _user()))
+    if snapshot is None:
+        raise PermissionError("this person's audience reads no snapshot")
+    return str(snapshot.absolute())
+
+
+def record_audit(event: str, what: dict) -> None:
+    """In team mode, append ``event`` by this person to the audit log
+    (:mod:`dashboard.audit`); nothing in the embedded dashboard."""
+    config = team()
+    if config is not None:
+        audit.record(config.audit_path, aud.who(_user()), event, what)
 
 
 def _frozen(value):
@@ -121,7 +168,9 @@ def export_files(view: str, runs=(), corpora=(), classes=(), measures=(), contro
                  columns: int = 1):
     """:func:`dashboard.downloads.export_files` on this dashboard's warehouse (every format
     and the provenance, or why a publishable export was refused), cached until the
-    warehouse changes."""
+    warehouse changes.  An internal export outside the internal audience is refused."""
+    if view not in views():
+        return False, "refused: this login may not export the internal view"
     path = db_path()
     return _export_files(change_stamp(path), path, (view, _frozen(runs), _frozen(corpora),
                                                     _frozen(classes), _frozen(measures),
@@ -273,10 +322,43 @@ def percentile_colour():
                                        titleFontSize=13))
 
 
+def views() -> tuple[str, ...]:
+    """The tier views this person may choose: both in the embedded dashboard and for the
+    internal audience, publishable only for the publishable audience, none for ``none``."""
+    return aud.views_for(audience())
+
+
 def view() -> str:
-    """The tier view chosen in the sidebar (publishable unless switched)."""
+    """The tier view chosen in the sidebar (publishable unless switched, and publishable
+    whatever the session holds for a person outside the internal audience)."""
     value = st.session_state.get(VIEW_KEY)
-    return value if value in VIEWS else "publishable"
+    allowed = views()
+    return value if value in allowed else "publishable"
+
+
+def _filters() -> dict:
+    """The widget values this run starts with (the page's filters), as JSON-able values."""
+    shown = {}
+    for key, value in st.session_state.to_dict().items():
+        if isinstance(key, str) and not key.startswith("_") and not key.startswith("download_"):
+            if isinstance(value, (str, int, float, bool, type(None))):
+                shown[key] = value
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                shown[key] = [v if isinstance(v, (str, int, float, bool)) else str(v)
+                              for v in value]
+    return dict(sorted(shown.items()))
+
+
+def audit_view(page: str) -> None:
+    """Before a page shows the internal view in team mode: record who, the page and its
+    filters (a view that cannot be recorded is not shown: the write's error stops it)."""
+    if audience() is not None and view() == "internal":
+        record_audit("view", {"page": page, "view": "internal", "filters": _filters()})
+
+
+def audit_export(fmt: str, selection: dict) -> None:
+    """Record an internal export's download (its format and selection)."""
+    record_audit("export", {"view": "internal", "format": fmt, "selection": selection})
 
 
 def tier_badge(current_view: str, tiers=()) -> None:
@@ -294,7 +376,8 @@ __all__ = ["MARK_LEGEND", "fmt", "fmt_delta", "fmt_interval", "fmt_p", "fmt_sign
            "measure_defaults", "missing", "run_labels", "load", "export_files", "run", "guidance",
            "require_runs", "view", "tier_badge", "db_path", "visible_runs",
            "run_through_app", "CATEGORY_SCHEME", "percentile_colour", "title", "terms",
-           "not_a_database", "ICON_SVG", "static_table"]
+           "not_a_database", "ICON_SVG", "static_table", "views", "audience", "team",
+           "audit_view", "audit_export", "record_audit"]
 
 
 def certificate_statuses(view: str):

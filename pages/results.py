@@ -38,17 +38,26 @@ def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labe
         st.warning(payload, icon=":material/block:")
         return
     shown = labels.get(control, control) if control else None
+    selection = {"runs": list(runs), "corpora": list(corpora), "classes": list(classes),
+                 "measures": list(measures), "control": control}
+
+    def audited(fmt: str) -> dict:
+        # an internal download is recorded (team mode's audit log) when it is taken
+        if view != "internal":
+            return {"on_click": "ignore"}
+        return {"on_click": common.audit_export, "args": (fmt, selection)}
+
     cols = st.columns(len(downloads.FORMATS) + 1)
     for col, (fmt, label, mime, ext) in zip(cols, downloads.FORMATS):
         col.download_button(f"Download {label}", payload[fmt],
                             file_name=downloads.file_name(view, corpora, measures, shown, ext),
                             mime=mime, key=f"download_{fmt}", icon=":material/download:",
-                            on_click="ignore")
+                            **audited(fmt))
     cols[-1].download_button("Download provenance", payload["provenance"],
                              file_name=downloads.file_name(view, corpora, measures, shown,
                                                            "provenance.json"),
                              mime="application/json", key="download_provenance",
-                             icon=":material/download:", on_click="ignore")
+                             icon=":material/download:", **audited("provenance"))
     st.caption("The exports hold what the tables above show, as numbers: each value with "
                "its interval bounds and method and, with a control, the delta, its interval, "
                "the Holm-adjusted p and the mark. CSV holds the data rows only (its provenance "

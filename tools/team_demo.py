@@ -5,13 +5,17 @@ file, scores the toy example as four runs (two under a publishable licence and s
 under a non-commercial licence and signed, one under a publishable licence but unsigned: a
 forgery the ingester must cap at tier B), submits them from four processes at once, runs
 the ingester and serves two dashboards: one on ``publishable.duckdb`` and one on
-``internal.duckdb``.  Ctrl-C stops every process it started.  Login is not part of it yet.
+``internal.duckdb``; then a local OIDC provider (``oidc-provider-mock``) and a third
+dashboard in team mode with login, printing how to log in as an internal and as an external
+user.  Ctrl-C stops every process it started.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -28,6 +32,42 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "demo", "AWS_SECRET_ACCESS_KEY": "demo",
 #: (name, licence, signed)
 RUNS = (("bm25-mit", "MIT", True), ("bm25-cc-by", "CC-BY-4.0", True),
         ("bm25-noncommercial", "CC-BY-NC-4.0", True), ("bm25-unsigned", "MIT", False))
+
+
+#: the provider's two users: the group claim makes one internal
+LOGIN_USERS = ({"sub": "ines", "email": "ines@example.org", "groups": ["staff", "eval-internal"]},
+               {"sub": "eve", "email": "eve@example.org", "groups": ["staff"]})
+
+
+def login_secrets(path: Path, snapshots: Path, base: str, provider: str,
+                  anonymous: str = "none") -> Path:
+    """Write a team-mode ``secrets.toml`` at ``path`` (mode 0600) for a dashboard at ``base``
+    logging in against the OIDC provider at ``provider`` (group ``eval-internal`` is
+    internal).  The cookie secret is new and random; the client secret is the provider
+    mock's (it accepts any)."""
+    text = ("[team]\n"
+            f"snapshots = {json.dumps(str(snapshots))}\n"
+            'group_claim = "groups"\ninternal_groups = ["eval-internal"]\n'
+            f"anonymous = {json.dumps(anonymous)}\n"
+            "[auth]\n"
+            f"redirect_uri = {json.dumps(base + '/oauth2callback')}\n"
+            f"cookie_secret = {json.dumps(secrets.token_urlsafe(32))}\n"
+            'client_id = "eval-dashboard"\nclient_secret = "demo"\n'
+            "server_metadata_url = "
+            f"{json.dumps(provider + '/.well-known/openid-configuration')}\n")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    return path
+
+
+def provider_command(port: int) -> list[str]:
+    """The OIDC provider mock on 127.0.0.1:``port`` with :data:`LOGIN_USERS`."""
+    command = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1",
+               "--port", str(port)]
+    for user in LOGIN_USERS:
+        command += ["--user-claims", json.dumps(user)]
+    return command
 
 
 def free_port() -> int:
@@ -124,6 +164,25 @@ def main(argv=None) -> int:
             wait_http(f"http://127.0.0.1:{web}/_stcore/health")
             print(f"{audience:12s} dashboard http://127.0.0.1:{web}  (reads "
                   f"{snaps / (audience + '.duckdb')})")
+        idp_port, web = free_port(), free_port()
+        provider = f"http://127.0.0.1:{idp_port}"
+        procs.append(subprocess.Popen(provider_command(idp_port), env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_http(f"{provider}/.well-known/openid-configuration")
+        base = f"http://127.0.0.1:{web}"
+        secrets_file = login_secrets(root / "secrets.toml", snaps, base, provider)
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+             "--server.address", "127.0.0.1", "--server.port", str(web),
+             "--server.headless", "true", "--secrets.files", str(secrets_file)],
+            env={k: v for k, v in env.items() if k != "HARNESS_WAREHOUSE"},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_http(f"{base}/_stcore/health")
+        print(f"login        dashboard {base}  (team mode: the snapshot of your audience; "
+              f"OIDC provider {provider})")
+        print("             Log in, then on the provider's page click 'ines' (group "
+              "eval-internal: internal) or 'eve' (external: publishable only).")
+        print(f"             audit log: {snaps / 'audit.jsonl'}")
         print(f"submit more: AWS_ENDPOINT_URL_S3={endpoint} AWS_ACCESS_KEY_ID=demo "
               f"AWS_SECRET_ACCESS_KEY=demo python -m harness submit DIR --to {url}")
         print("Ctrl-C stops everything.")

@@ -328,9 +328,42 @@ def build_export(view: str, runs=None, corpora=None, classes=None, measures=None
         if tie_test is not None and len(run_ids) > 1:
             per_query = queries.fetch_per_query_runs(conn, view, run_ids, corpora, classes,
                                                      measures)
-    return assemble(view, intervals, deltas, runs_info, ordered, control_id, filters, version,
-                    layout=layout, caption=caption, label=label, labels=labels,
-                    columns=columns, per_query=per_query, tie_test=tie_test)
+        documents = claim_documents(conn, view, intervals, deltas, control_id)
+    built = assemble(view, intervals, deltas, runs_info, ordered, control_id, filters, version,
+                     layout=layout, caption=caption, label=label, labels=labels,
+                     columns=columns, per_query=per_query, tie_test=tie_test)
+    built.provenance["claims"] = {"metrics": run_ids, "documents": documents}
+    return built
+
+
+def claim_documents(conn, view: str, intervals, deltas, control_id) -> list[str]:
+    """The content digests (``document_id``: sha256 of the canonical document) of the
+    interval and comparison documents whose values an export's rows carry: for each row
+    with an interval (or a paired test), the stored document it was joined from (the
+    newest for its key, as :func:`warehouse.queries.metric_intervals` and
+    :func:`warehouse.queries.deltas_tested` choose it).  The run ids beside them are the
+    digests of the runs' canonical ``metrics.json``."""
+    from warehouse.queries.compare import _LATEST_COMPARISONS
+    from warehouse.queries.results import _LATEST_INTERVALS
+
+    keys = ["run_id", "corpus", "query_class", "measure", "n"]
+    found: set[str] = set()
+    shown = intervals[intervals["interval_method"].notna()][keys]
+    if len(shown):
+        stored = conn.query_df(
+            f"SELECT document_id, {', '.join(keys)} FROM "
+            f"({_LATEST_INTERVALS.format(rel=queries.relation(view, 'intervals'))}) "
+            "WHERE list_contains(?::VARCHAR[], run_id)", [sorted(set(shown["run_id"]))])
+        found |= set(shown.merge(stored, on=keys)["document_id"])
+    if deltas is not None and len(deltas) and control_id is not None:
+        tested = deltas[deltas["p"].notna()][keys].rename(columns={"run_id": "arm_run_id"})
+        if len(tested):
+            stored = conn.query_df(
+                "SELECT document_id, arm_run_id, corpus, query_class, measure, n FROM "
+                f"({_LATEST_COMPARISONS.format(rel=queries.relation(view, 'comparisons'))}) "
+                "WHERE control_run_id = ?", [control_id])
+            found |= set(tested.merge(stored, on=list(tested.columns))["document_id"])
+    return sorted(found)
 
 
 def assemble(view: str, intervals, deltas, runs_info: list[dict], ordered, control_id,
