@@ -56,7 +56,7 @@ import numpy as np
 
 from harness.core import heavy
 from harness.core.canonical import canonical_line
-from harness.retrieval.embeddings.encoders import (Encoder, offline_transformers,
+from harness.retrieval.embeddings.encoders import (Encoder, load_sentence_transformer,
                                                    transformer_lengths)
 from harness.retrieval.embeddings.profiles import ModelProfile
 
@@ -127,16 +127,8 @@ class Bf16Encoder(Encoder):
 
     def _load(self):
         if self._model is None:
-            offline_transformers()
             torch = heavy.load("torch")
-            SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
-            model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
-            actual = model.get_embedding_dimension()
-            if actual != self.dimension:
-                raise ValueError(f"embedding model {self.model_id}: declared dimension "
-                                 f"{self.dimension} but the model produces {actual}")
-            if self.profile.max_seq_length:
-                model.max_seq_length = self.profile.max_seq_length
+            model = load_sentence_transformer(self.profile, self.path, "cpu")
             for module in model.modules():
                 if isinstance(module, torch.nn.Linear):
                     module.to(torch.bfloat16)

@@ -81,6 +81,20 @@ def execution_block(device: str, precision: str, runtime: str) -> dict:
     return out
 
 
+def provenance_block(encoder) -> dict:
+    """What a claim records of an encoder: its profile, weights digest, label and execution
+    (device, precision, runtime), the embedding digest where execution changes the vectors,
+    and the migration certificate it runs under, if any."""
+    out = {**encoder.profile.block(), "weights_sha256": encoder.weights_sha256,
+           "label": encoder.label, "execution": encoder.execution}
+    if encoder.embedding_sha256 != encoder.weights_sha256:
+        out["embedding_sha256"] = encoder.embedding_sha256
+    certificate = getattr(encoder, "certificate", None)
+    if certificate is not None:
+        out["certificate"] = certificate
+    return out
+
+
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -165,14 +179,7 @@ class Encoder:
         return self.encode(self.document_texts(texts))
 
     def describe(self) -> dict:
-        out = {**self.profile.block(), "weights_sha256": self.weights_sha256,
-               "label": self.label, "execution": self.execution}
-        if self.embedding_sha256 != self.weights_sha256:
-            out["embedding_sha256"] = self.embedding_sha256
-        certificate = getattr(self, "certificate", None)
-        if certificate is not None:
-            out["certificate"] = certificate
-        return out
+        return provenance_block(self)
 
 
 def offline_transformers() -> None:
@@ -185,22 +192,28 @@ def offline_transformers() -> None:
     transformers.logging.disable_progress_bar()
 
 
+def load_sentence_transformer(profile: ModelProfile, path: Path, device: str):
+    """A sentence-transformers model from a local directory, offline, on ``device``; its
+    dimension checked against the profile and its sequence length set from it."""
+    offline_transformers()
+    SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
+    model = SentenceTransformer(str(path), device=device, local_files_only=True)
+    actual = model.get_embedding_dimension()
+    if actual != profile.dimension:
+        raise ValueError(f"embedding model {profile.model_id}: declared dimension "
+                         f"{profile.dimension} but the model produces {actual}")
+    if profile.max_seq_length:
+        model.max_seq_length = profile.max_seq_length
+    return model
+
+
 class SentenceTransformerEncoder(Encoder):
     """A sentence-transformers model from a local directory (``HF_HUB_OFFLINE``)."""
 
     def __init__(self, profile: ModelProfile, path: Path, batch_size: int = 64,
                  device: str = "cpu"):
         super().__init__(profile, path, batch_size, device)
-        offline_transformers()
-        SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
-
-        self.model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        actual = self.model.get_embedding_dimension()
-        if actual != profile.dimension:
-            raise ValueError(f"embedding model {profile.model_id}: declared dimension "
-                             f"{profile.dimension} but the model produces {actual}")
-        if profile.max_seq_length:
-            self.model.max_seq_length = profile.max_seq_length
+        self.model = load_sentence_transformer(profile, path, device)
 
     def token_lengths(self, texts):
         return transformer_lengths(self.model.tokenizer, texts, self.model.max_seq_length)

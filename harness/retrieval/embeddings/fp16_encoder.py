@@ -29,7 +29,7 @@ import numpy as np
 from harness.core import heavy
 from harness.retrieval.embeddings.devices import resolve_device
 from harness.retrieval.embeddings.encoders import (Encoder, derivation_digest,
-                                                   offline_transformers, transformer_lengths)
+                                                   load_sentence_transformer, transformer_lengths)
 from harness.retrieval.embeddings.profiles import PROFILES, ModelProfile
 
 #: texts per batch (module docstring)
@@ -58,16 +58,7 @@ class Fp16CudaEncoder(Encoder):
 
     def _load(self):
         if self._model is None:
-            offline_transformers()
-            SentenceTransformer = heavy.load("sentence_transformers").SentenceTransformer
-            model = SentenceTransformer(str(self.path), device=self.device,
-                                        local_files_only=True)
-            actual = model.get_embedding_dimension()
-            if actual != self.dimension:
-                raise ValueError(f"embedding model {self.model_id}: declared dimension "
-                                 f"{self.dimension} but the model produces {actual}")
-            if self.profile.max_seq_length:
-                model.max_seq_length = self.profile.max_seq_length
+            model = load_sentence_transformer(self.profile, self.path, self.device)
             model.half()
             model.eval()
             self._model = model

@@ -49,6 +49,7 @@ from harness.retrieval.embeddings.encoders import (Encoder, SentenceTransformerE
                                                    StaticEncoder, derivation_digest,
                                                    embedding_digest,
                                                    execution_block, offline_transformers,
+                                                   provenance_block,
                                                    transformer_lengths, weights_sha256)
 from harness.retrieval.embeddings.fp16_encoder import Fp16CudaEncoder
 from harness.retrieval.embeddings.onnx_encoder import OnnxEncoder
@@ -141,14 +142,7 @@ class LazyEncoder:
         return self._load().encode(texts)
 
     def describe(self) -> dict:
-        out = {**self.profile.block(), "weights_sha256": self.weights_sha256,
-               "label": self.label, "execution": self.execution}
-        if self.embedding_sha256 != self.weights_sha256:
-            out["embedding_sha256"] = self.embedding_sha256
-        certificate = getattr(self, "certificate", None)
-        if certificate is not None:
-            out["certificate"] = certificate
-        return out
+        return provenance_block(self)
 
 
 class _Verbatim:
