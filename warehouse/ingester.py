@@ -9,7 +9,7 @@ registry, every row against the per-query values, the pins; then
 signature by a key in ``--trusted-keys`` (:func:`harness.core.signing.verify_directory`);
 otherwise every row is stored capped at tier B and the reason is recorded.
 
-Exactly once: the ``submissions`` row (migration 009) is written in the same DuckDB
+Exactly once: the ``submissions`` row (migration 010) is written in the same DuckDB
 transaction as the rows, and checked again inside it, so a SIGKILL at any point leaves the
 submission applied with its rows or not at all.  A submission that is refused (a file
 that does not match its manifest, a claim that fails a check) is recorded as quarantined
