@@ -21,6 +21,7 @@ snapshots are published (:mod:`warehouse.snapshots`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -37,7 +38,7 @@ from harness.core.submissions import (SubmissionRefused, complete, fetch, read_m
                                       submitted_at)
 from warehouse import snapshots
 from warehouse.db import Connection, connect
-from warehouse.errors import IngestRefused, WarehouseBusy, WarehouseError, WarehouseMissing
+from warehouse.errors import IngestRefused, WarehouseError, WarehouseMissing
 from warehouse.ingest import ingest_document, store as store_run
 from warehouse.lease import DEFAULT_TTL, Lease
 from warehouse.load import load_results
@@ -269,16 +270,19 @@ class Ingester:
     def run(self, *, once: bool = False, poll: float = 2.0, retries: int = 3,
             say: Callable[[str], None] = print) -> int:
         """Cycle until stopped (``once``: until nothing is pending).  A store that cannot be
-        reached is retried with a growing pause (``once``: ``retries`` times, then exit 1)."""
+        reached, a busy or failing warehouse or a failing disk is reported in one line and
+        retried with a growing pause (``once``: ``retries`` times, then exit 1)."""
         failures, waited, shown = 0, None, ""
         while True:
             try:
                 report = self.cycle()
-            except (StoreError, WarehouseBusy) as exc:
+            except (StoreError, WarehouseError, OSError) as exc:  # one line, no traceback
                 failures += 1
                 say(f"error: {exc}; nothing was half-applied; retrying "
                     f"({failures}{f' of {retries}' if once else ''})")
                 if once and failures >= retries:
+                    with contextlib.suppress(StoreError):  # the next cron run need not wait
+                        self.lease.release()
                     return 1
                 time.sleep(min(poll * 2 ** failures, 60.0))
                 continue

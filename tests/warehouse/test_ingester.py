@@ -258,3 +258,25 @@ def test_a_check_that_fails_unforeseen_quarantines_that_submission_only(tmp_path
     assert sorted(report.applied) == sorted([digests[0], digests[2]])
     assert [d for d, _ in report.quarantined] == [digests[1]]
     assert "could not be checked: KeyError" in report.quarantined[0][1]
+
+
+def test_a_disk_or_warehouse_error_is_one_line_and_retried(tmp_path, monkeypatch):
+    from warehouse import ingester as module
+    from warehouse.errors import WarehouseError
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    submit_all(make_runs(tmp_path / "runs", 1), store)
+    full = str(tmp_path / "snaps" / "publishable.duckdb")
+    for error in (OSError(28, "No space left on device", full),
+                  WarehouseError("warehouse snaps/warehouse.duckdb: cannot be written")):
+        def fails(*args, error=error, **kwargs):
+            raise error
+        monkeypatch.setattr(module.snapshots, "publish", fails)
+        said: list[str] = []
+        # a second ingester after the first gave up: the lease was released, no standing by
+        code = Ingester(store, tmp_path / "snaps", {}).run(once=True, poll=0.0, retries=2,
+                                                           say=said.append)
+        assert code == 1
+        assert len(said) == 2 and all(line.startswith("error: ") for line in said)
+        assert str(error) in said[0] and "retrying (2 of 2)" in said[1]
