@@ -39,7 +39,7 @@ from harness.core.submissions import (SubmissionRefused, complete, fetch, read_m
 from warehouse import snapshots
 from warehouse.db import Connection, connect
 from warehouse.errors import IngestRefused, WarehouseError, WarehouseMissing
-from warehouse.ingest import ingest_document, store as store_run
+from warehouse.ingest import cap_unsigned, ingest_document, store as store_run
 from warehouse.lease import DEFAULT_TTL, Lease
 from warehouse.load import load_results
 
@@ -183,7 +183,8 @@ class Ingester:
             trust = verdict.reason
             try:
                 if kind == "results":
-                    prepared = load_results(path)
+                    # runinfo.json (latency) is outside every signature: never above B
+                    prepared = cap_unsigned(load_results(path), UNTRUSTED_CAP)
                     prepared.run_row["source_dir"] = f"{self.store.url}/submissions/{digest}"
                     record = self._recorder(digest, kind, stored_id=prepared.run_id, cap=cap,
                                             trust=trust, signed_by=verdict.key_id, stamp=stamp)
