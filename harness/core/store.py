@@ -89,7 +89,12 @@ class DirectoryStore:
         self._reachable()
         found: list[str] = []
         base = self.root
-        for folder, dirs, files in os.walk(base):
+        # walk from the prefix's own directory, never the whole store
+        folder_part = prefix.rsplit("/", 1)[0] if "/" in prefix else ""
+        start = self._path(folder_part) if folder_part else base
+        if not start.is_dir():
+            return []
+        for folder, dirs, files in os.walk(start):
             dirs[:] = [d for d in dirs if not d.startswith(".tmp-")]
             rel = Path(folder).relative_to(base)
             for name in files:

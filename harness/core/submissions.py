@@ -5,10 +5,11 @@ listing (every file's name and sha256, sorted; :func:`listing_digest`).  In the 
 
     submissions/<digest>/files/<name>   each file, as it was
     submissions/<digest>/manifest.json  the listing (kind, files with sha256 and size)
-    submissions/<digest>/COMPLETE       written last: only now is the submission visible
+    complete/<digest>                   the marker, written last: only now is it visible
 
 The files and the manifest go in first, the marker last, each put-if-absent: a reader that
-lists markers (:func:`complete`) never sees half an upload, two submitters of one
+lists markers (:func:`complete`, one key per submission under their own prefix, so a
+listing never walks the submissions' files) never sees half an upload, two submitters of one
 directory write the same bytes under the same keys, and submitting it again is a no-op.
 :func:`fetch` reads one back into a local directory, checking every size and sha256
 against the manifest and the manifest against the digest, so what the store holds is
@@ -30,7 +31,8 @@ from harness.core.store import ObjectTooLarge, Store, StoreError
 
 PREFIX = "submissions/"
 MANIFEST = "manifest.json"
-MARKER = "COMPLETE"
+#: the markers' own prefix: ``complete/<digest>``
+COMPLETE_PREFIX = "complete/"
 KINDS = ("results", "document")
 #: bounds on what a submission may hold (a submission is a remote party's input)
 MAX_FILES = 1000
@@ -110,6 +112,11 @@ def _key(digest: str, *parts: str) -> str:
     return PREFIX + "/".join((digest, *parts))
 
 
+def marker_key(digest: str) -> str:
+    """The key of submission ``digest``'s marker."""
+    return COMPLETE_PREFIX + digest
+
+
 @dataclass(frozen=True)
 class Submitted:
     digest: str
@@ -121,7 +128,7 @@ def submit(path: str | os.PathLike[str], store: Store) -> Submitted:
     """Deliver one results directory (or document) to ``store``; the marker goes last."""
     listing, paths = listing_of(path)
     digest = listing.digest
-    marker = _key(digest, MARKER)
+    marker = marker_key(digest)
     if store.list(marker) == [marker]:
         return Submitted(digest, False, len(paths))
     for name, file in sorted(paths.items()):
@@ -139,10 +146,10 @@ def submit(path: str | os.PathLike[str], store: Store) -> Submitted:
 def complete(store: Store) -> list[str]:
     """The digests of every complete submission in ``store`` (those with a marker), sorted."""
     found = []
-    for key in store.list(PREFIX):
-        parts = key.split("/")
-        if len(parts) == 3 and parts[2] == MARKER and is_digest(parts[1]):
-            found.append(parts[1])
+    for key in store.list(COMPLETE_PREFIX):
+        tail = key[len(COMPLETE_PREFIX):]
+        if is_digest(tail):
+            found.append(tail)
     return sorted(found)
 
 
@@ -150,7 +157,7 @@ def submitted_at(store: Store, digest: str) -> str:
     """The time the submitter recorded in the marker ('' when unreadable: never trusted
     for anything but ordering)."""
     try:
-        doc = json.loads(store.get(_key(digest, MARKER), max_bytes=4096))
+        doc = json.loads(store.get(marker_key(digest), max_bytes=4096))
         stamp = doc.get("submitted_at") if isinstance(doc, dict) else None
     except (KeyError, ValueError, StoreError):
         return ""

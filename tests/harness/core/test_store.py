@@ -11,7 +11,7 @@ import pytest
 
 from harness.core.canonical import canonical_json
 from harness.core.store import DirectoryStore, S3Store, StoreUnreachable, check_key, open_store
-from harness.core.submissions import (MARKER, SubmissionRefused, complete, fetch, listing_of,
+from harness.core.submissions import (SubmissionRefused, complete, fetch, listing_of, marker_key,
                                       read_manifest, submit)
 from tests.warehouse.builders import simple_run
 
@@ -106,7 +106,7 @@ def test_a_submission_is_complete_readable_and_resubmitting_is_a_no_op(store, tm
 def test_a_submission_without_its_marker_is_invisible(store, tmp_path):
     run = simple_run(tmp_path / "run")
     digest = submit(run, store).digest
-    store.delete(f"submissions/{digest}/{MARKER}")  # as if the upload died before the marker
+    store.delete(marker_key(digest))  # as if the upload died before the marker
     assert complete(store) == []
     assert submit(run, store).created  # a resubmission completes it
     assert complete(store) == [digest]
@@ -156,3 +156,37 @@ def test_an_unreachable_s3_store_is_a_clear_error(s3_server, monkeypatch):
 def test_a_missing_directory_store_is_a_clear_error(tmp_path):
     with pytest.raises(StoreUnreachable, match="no such directory"):
         open_store(str(tmp_path / "absent")).list("")
+
+
+def test_complete_lists_markers_not_every_file_of_every_submission(store, tmp_path,
+                                                                    monkeypatch):
+    from harness.core import store as module
+
+    run = simple_run(tmp_path / "run")
+    files = len(list(run.iterdir()))
+    digest = submit(run, store).digest
+    # the store holds files + 2 keys for this submission; a limit below that but above the
+    # number of submissions (1) must not stop complete()
+    monkeypatch.setattr(module, "MAX_LISTED_KEYS", files - 1)
+    assert complete(store) == [digest]
+
+
+def test_a_directory_listing_walks_only_the_prefix_directory(tmp_path, monkeypatch):
+    from harness.core import store as module
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    store.put_if_absent("x/a", b"")
+    store.put_if_absent("elsewhere/deep/b", b"")
+    walked = []
+    real = module.os.walk
+
+    def spy(top, *args, **kwargs):
+        for entry in real(top, *args, **kwargs):
+            walked.append(entry[0])
+            yield entry
+
+    monkeypatch.setattr(module.os, "walk", spy)
+    assert store.list("x/") == ["x/a"]
+    assert walked == [str(tmp_path / "store" / "x")]
+    assert store.list("nothing/") == []
