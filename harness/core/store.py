@@ -10,7 +10,8 @@ One small interface (:class:`Store`) with two implementations, chosen by URL
   standard AWS variables, or ``endpoint_url``); a put is ``PutObject`` with
   ``If-None-Match: *``, which the store refuses (412) when the key exists.
 
-Keys are ``/``-separated, never absolute, never ``..``.  Objects are immutable: there is
+Keys are ``/``-separated, never absolute, never ``..``; a directory store follows no link
+(:class:`LinkRefused`).  Objects are immutable: there is
 put-if-absent and delete (for leases), no overwrite.  Every read is bounded
 (:data:`MAX_OBJECT_BYTES` unless the caller says less): the store is a remote party.
 A store that cannot be reached raises :class:`StoreUnreachable` naming the URL.
@@ -18,8 +19,10 @@ A store that cannot be reached raises :class:`StoreUnreachable` naming the URL.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
+import stat
 import secrets
 from pathlib import Path
 from typing import Any, Protocol
@@ -41,6 +44,10 @@ class StoreUnreachable(StoreError):
 
 class ObjectTooLarge(StoreError, ValueError):
     """An object larger than the reader allows."""
+
+
+class LinkRefused(StoreError, ValueError):
+    """A directory store's key that is a symbolic link or leads outside the store."""
 
 
 def check_key(key: str) -> str:
@@ -79,7 +86,13 @@ class DirectoryStore:
         self.url = f"file://{self.root.absolute()}"
 
     def _path(self, key: str) -> Path:
-        return self.root.joinpath(*check_key(key).split("/"))
+        """The key's path, refused when a link takes it outside the store's root."""
+        path = self.root.joinpath(*check_key(key).split("/"))
+        root = self.root.resolve()
+        resolved = path.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise LinkRefused(f"store {self.url}: {key} leads outside the store (a link)")
+        return path
 
     def _reachable(self) -> None:
         if not self.root.is_dir():
@@ -112,10 +125,17 @@ class DirectoryStore:
         self._reachable()
         path = self._path(key)
         try:
-            with path.open("rb") as handle:
-                data = handle.read(max_bytes + 1)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise KeyError(key) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # the key itself is a link: never followed
+                raise LinkRefused(f"store {self.url}: {key} is a link") from None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise KeyError(key)
+            data = handle.read(max_bytes + 1)
         if len(data) > max_bytes:
             raise ObjectTooLarge(f"store {self.url}: {key} is larger than {max_bytes} bytes")
         return data

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.core.canonical import canonical_json, sha256_file
-from harness.core.store import ObjectTooLarge, Store, StoreError
+from harness.core.store import LinkRefused, ObjectTooLarge, Store, StoreError
 
 PREFIX = "submissions/"
 MANIFEST = "manifest.json"
@@ -172,6 +172,8 @@ def read_manifest(store: Store, digest: str) -> Listing:
         doc: Any = json.loads(store.get(_key(digest, MANIFEST), max_bytes=MAX_MANIFEST_BYTES))
     except KeyError:
         raise SubmissionRefused(f"{where}: missing") from None
+    except LinkRefused as exc:
+        raise SubmissionRefused(str(exc)) from None
     except ValueError as exc:
         raise SubmissionRefused(f"{where}: not JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("kind") not in KINDS \
@@ -216,6 +218,8 @@ def fetch(store: Store, digest: str, dest: str | os.PathLike[str]) -> tuple[List
         except ObjectTooLarge:
             raise SubmissionRefused(f"{store.url}/{key}: larger than the {size} bytes the "
                                     "manifest lists") from None
+        except LinkRefused as exc:
+            raise SubmissionRefused(str(exc)) from None
         if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
             raise SubmissionRefused(f"{store.url}/{key}: its bytes are not those the manifest "
                                     f"lists (sha256 {sha[:12]}, {size} bytes)")

@@ -190,3 +190,38 @@ def test_a_directory_listing_walks_only_the_prefix_directory(tmp_path, monkeypat
     assert store.list("x/") == ["x/a"]
     assert walked == [str(tmp_path / "store" / "x")]
     assert store.list("nothing/") == []
+
+
+def test_a_directory_store_follows_no_link(tmp_path):
+    import os
+
+    from harness.core.store import LinkRefused
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret").write_bytes(b"not the store's")
+    store = open_store(str(tmp_path / "store"))
+    store.put_if_absent("x/a", b"inside")
+    os.symlink(tmp_path / "outside" / "secret", tmp_path / "store" / "x" / "secret")
+    os.symlink(tmp_path / "store" / "x" / "a", tmp_path / "store" / "x" / "alias")
+    os.symlink(tmp_path / "outside", tmp_path / "store" / "linked")
+    for key in ("x/secret", "x/alias", "linked/secret"):
+        with pytest.raises(LinkRefused, match=key):
+            store.get(key)
+    with pytest.raises(LinkRefused, match="outside the store"):
+        store.put_if_absent("linked/new", b"planted")
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["secret"]
+
+
+def test_a_submission_file_that_is_a_link_is_refused(tmp_path):
+    import os
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    run = simple_run(tmp_path / "run")
+    digest = submit(run, store).digest
+    stored = tmp_path / "store" / "submissions" / digest / "files" / "metrics.json"
+    stored.unlink()
+    os.symlink(run / "metrics.json", stored)  # the same bytes, through a link
+    with pytest.raises(SubmissionRefused, match="metrics.json"):
+        fetch(store, digest, tmp_path / "back")
