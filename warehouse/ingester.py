@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from harness.core.atomic import tidy_dead
 from harness.core.signing import Verdict, verify_directory
 from harness.core.store import Store, StoreError
 from harness.core.submissions import (SubmissionRefused, complete, fetch, read_manifest,
@@ -115,17 +116,7 @@ class Ingester:
 
     def _tidy_work(self) -> None:
         """Remove the work directories of ingesters that died (their pid is gone)."""
-        for path in self.snapshots_dir.glob(f"{WORK_PREFIX}*"):
-            pid = path.name[len(WORK_PREFIX):].split("-", 1)[0]
-            if pid.isdigit() and int(pid) != os.getpid():
-                try:
-                    os.kill(int(pid), 0)
-                    continue
-                except ProcessLookupError:
-                    pass
-                except PermissionError:
-                    continue
-            shutil.rmtree(path, ignore_errors=True)
+        tidy_dead(self.snapshots_dir, WORK_PREFIX)
 
     def _recorder(self, digest: str, kind: str, *, stored_id: str | None, cap: str | None,
                   trust: str, signed_by: str | None, stamp: str,
