@@ -210,8 +210,13 @@ def fetch(store: Store, digest: str, dest: str | os.PathLike[str]) -> tuple[List
     out.mkdir(parents=True)
     for name, (sha, size) in sorted(listing.files.items()):
         key = _key(digest, "files", name)
-        try:
-            data = store.get(key, max_bytes=size)
+        hasher, written = hashlib.sha256(), 0
+        try:  # streamed to disk piece by piece, never held whole
+            with (out / name).open("xb") as handle:
+                for piece in store.chunks(key, max_bytes=size):
+                    hasher.update(piece)
+                    written += len(piece)
+                    handle.write(piece)
         except KeyError:
             raise SubmissionRefused(f"{store.url}/{key}: missing from a complete "
                                     "submission") from None
@@ -220,10 +225,9 @@ def fetch(store: Store, digest: str, dest: str | os.PathLike[str]) -> tuple[List
                                     "manifest lists") from None
         except LinkRefused as exc:
             raise SubmissionRefused(str(exc)) from None
-        if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
+        if written != size or hasher.hexdigest() != sha:
             raise SubmissionRefused(f"{store.url}/{key}: its bytes are not those the manifest "
                                     f"lists (sha256 {sha[:12]}, {size} bytes)")
-        (out / name).write_bytes(data)
         if listing.mtimes.get(name):
             os.utime(out / name, ns=(listing.mtimes[name], listing.mtimes[name]))
     if listing.kind == "document":

@@ -225,3 +225,49 @@ def test_a_submission_file_that_is_a_link_is_refused(tmp_path):
     os.symlink(run / "metrics.json", stored)  # the same bytes, through a link
     with pytest.raises(SubmissionRefused, match="metrics.json"):
         fetch(store, digest, tmp_path / "back")
+
+
+def test_an_s3_read_has_a_total_deadline(monkeypatch):
+    import time
+
+    from tests.harness.retrieval.hostile import HostileServer, drip
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    # 200 bytes, one every 0.05 s: 10 s in all, each byte well within any per-read timeout
+    with HostileServer(drip(0.05, total=200)) as server:
+        store = S3Store("bucket", endpoint_url=server.url, deadline=1.0)
+        started = time.monotonic()
+        with pytest.raises(StoreUnreachable, match="within 1 s"):
+            store.get("slow")
+        assert time.monotonic() - started < 1.0 + 2.0  # cut at the deadline, not at 10 s
+
+
+def test_fetch_streams_each_file_to_disk_in_pieces(tmp_path, monkeypatch):
+    from harness.core import store as module
+
+    class NoWholeReads(DirectoryStore):
+        def get(self, key, max_bytes=module.MAX_OBJECT_BYTES):
+            assert "/files/" not in key, f"{key} read whole into memory"
+            return super().get(key, max_bytes)
+
+    (tmp_path / "store").mkdir()
+    store = NoWholeReads(tmp_path / "store")
+    run = simple_run(tmp_path / "run")
+    digest = submit(run, store).digest
+    pieces = []
+    real = DirectoryStore.chunks
+
+    def counted(self, key, max_bytes=module.MAX_OBJECT_BYTES):
+        for piece in real(self, key, max_bytes):
+            if "/files/" in key:
+                pieces.append(len(piece))
+            yield piece
+
+    monkeypatch.setattr(module, "CHUNK_BYTES", 7)
+    monkeypatch.setattr(DirectoryStore, "chunks", counted)
+    _, out = fetch(store, digest, tmp_path / "back")
+    for p in run.iterdir():
+        assert (out / p.name).read_bytes() == p.read_bytes()
+    assert max(pieces) == 7 and sum(pieces) == sum(p.stat().st_size for p in run.iterdir())
