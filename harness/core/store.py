@@ -278,8 +278,8 @@ class S3Store:
             declared = int(answer.get("ContentLength") or 0)
             if declared > max_bytes:
                 raise ObjectTooLarge(too_large)
-            raw = getattr(body, "_raw_stream", None)
-            read = raw.read1 if hasattr(raw, "read1") else body.read  # what has arrived
+            raw: Any = getattr(body, "_raw_stream", body)
+            read = getattr(raw, "read1", body.read)  # what has arrived, not a full piece
 
             cut = (OSError, importlib.import_module("urllib3.exceptions").HTTPError)
 
