@@ -93,10 +93,13 @@ def make_keys(root: Path) -> tuple[Path, Path]:
 
     key = ed25519.Ed25519PrivateKey.generate()
     private = root / "ci-signing-key.pem"
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    os.chmod(private, 0o600)
+    # created owner-only (never readable by others, not even for a moment); an existing
+    # key is refused, never overwritten
+    fd = os.open(private, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key.private_bytes(serialization.Encoding.PEM,
+                                       serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
     trusted = root / "trusted-keys.pem"
     trusted.write_bytes(key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
@@ -125,7 +128,11 @@ def main(argv=None) -> int:
         subprocess.run([sys.executable, "-c", "import boto3; boto3.client('s3').create_bucket("
                         f"Bucket={BUCKET!r})"], env=env, check=True)
         url = f"s3://{BUCKET}/eval"
-        private, trusted = make_keys(root)
+        try:
+            private, trusted = make_keys(root)
+        except FileExistsError as exc:
+            raise SystemExit(f"error: {exc.filename}: a signing key is already there; "
+                             "give --dir a new folder") from None
         print(f"store        {url} at {endpoint} (moto's S3 server)")
         print(f"signing key  {private} (the CI secret); trusted keys {trusted}")
         dirs = []

@@ -102,9 +102,15 @@ def _stored_files(added: list[tuple[str, str, int]]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def cap_tiers(prepared: PreparedRun, cap: str) -> PreparedRun:
+#: the tables filled from ``runinfo.json``, which no signature covers (docs/team.md)
+UNSIGNED_TABLES = ("latency",)
+
+
+def cap_tiers(prepared: PreparedRun, cap: str,
+              tables: tuple[str, ...] | None = None) -> PreparedRun:
     """``prepared`` with every tier made at least as restrictive as ``cap`` (the team
-    ingester's rule for a run whose tier A no trusted signature vouches for)."""
+    ingester's rule for a run whose tier A no trusted signature vouches for); ``tables``:
+    only those tables' rows (the run row keeps its tier)."""
     import pyarrow as pa
 
     def capped(tier):
@@ -112,13 +118,21 @@ def cap_tiers(prepared: PreparedRun, cap: str) -> PreparedRun:
 
     frames = {}
     for table, frame in prepared.tables.items():
-        if "tier" in frame.column_names:
+        if "tier" in frame.column_names and (tables is None or table in tables):
             i = frame.column_names.index("tier")
             frame = frame.set_column(i, "tier", pa.array(
                 [capped(t) for t in frame.column("tier").to_pylist()], pa.string()))
         frames[table] = frame
+    if tables is not None:
+        return replace(prepared, tables=frames)
     return replace(prepared, tables=frames,
                    run_row={**prepared.run_row, "tier": capped(prepared.run_row["tier"])})
+
+
+def cap_unsigned(prepared: PreparedRun, cap: str = "B") -> PreparedRun:
+    """``prepared`` with the rows no signature covers (:data:`UNSIGNED_TABLES`) capped at
+    ``cap``: in team mode a trusted signature vouches for the claim files only."""
+    return cap_tiers(prepared, cap, UNSIGNED_TABLES)
 
 
 def _cap_extras(conn: Connection, prepared: PreparedRun, cap: str | None,

@@ -9,7 +9,7 @@ registry, every row against the per-query values, the pins; then
 signature by a key in ``--trusted-keys`` (:func:`harness.core.signing.verify_directory`);
 otherwise every row is stored capped at tier B and the reason is recorded.
 
-Exactly once: the ``submissions`` row (migration 009) is written in the same DuckDB
+Exactly once: the ``submissions`` row (migration 010) is written in the same DuckDB
 transaction as the rows, and checked again inside it, so a SIGKILL at any point leaves the
 submission applied with its rows or not at all.  A submission that is refused (a file
 that does not match its manifest, a claim that fails a check) is recorded as quarantined
@@ -21,6 +21,7 @@ snapshots are published (:mod:`warehouse.snapshots`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -31,14 +32,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from harness.core.atomic import tidy_dead
 from harness.core.signing import Verdict, verify_directory
 from harness.core.store import Store, StoreError
 from harness.core.submissions import (SubmissionRefused, complete, fetch, read_manifest,
                                       submitted_at)
 from warehouse import snapshots
 from warehouse.db import Connection, connect
-from warehouse.errors import IngestRefused, WarehouseBusy, WarehouseError, WarehouseMissing
-from warehouse.ingest import ingest_document, store as store_run
+from warehouse.errors import IngestRefused, WarehouseError, WarehouseMissing
+from warehouse.ingest import cap_unsigned, ingest_document, store as store_run
 from warehouse.lease import DEFAULT_TTL, Lease
 from warehouse.load import load_results
 
@@ -114,17 +116,7 @@ class Ingester:
 
     def _tidy_work(self) -> None:
         """Remove the work directories of ingesters that died (their pid is gone)."""
-        for path in self.snapshots_dir.glob(f"{WORK_PREFIX}*"):
-            pid = path.name[len(WORK_PREFIX):].split("-", 1)[0]
-            if pid.isdigit() and int(pid) != os.getpid():
-                try:
-                    os.kill(int(pid), 0)
-                    continue
-                except ProcessLookupError:
-                    pass
-                except PermissionError:
-                    continue
-            shutil.rmtree(path, ignore_errors=True)
+        tidy_dead(self.snapshots_dir, WORK_PREFIX)
 
     def _recorder(self, digest: str, kind: str, *, stored_id: str | None, cap: str | None,
                   trust: str, signed_by: str | None, stamp: str,
@@ -182,7 +174,8 @@ class Ingester:
             trust = verdict.reason
             try:
                 if kind == "results":
-                    prepared = load_results(path)
+                    # runinfo.json (latency) is outside every signature: never above B
+                    prepared = cap_unsigned(load_results(path), UNTRUSTED_CAP)
                     prepared.run_row["source_dir"] = f"{self.store.url}/submissions/{digest}"
                     record = self._recorder(digest, kind, stored_id=prepared.run_id, cap=cap,
                                             trust=trust, signed_by=verdict.key_id, stamp=stamp)
@@ -269,16 +262,19 @@ class Ingester:
     def run(self, *, once: bool = False, poll: float = 2.0, retries: int = 3,
             say: Callable[[str], None] = print) -> int:
         """Cycle until stopped (``once``: until nothing is pending).  A store that cannot be
-        reached is retried with a growing pause (``once``: ``retries`` times, then exit 1)."""
+        reached, a busy or failing warehouse or a failing disk is reported in one line and
+        retried with a growing pause (``once``: ``retries`` times, then exit 1)."""
         failures, waited, shown = 0, None, ""
         while True:
             try:
                 report = self.cycle()
-            except (StoreError, WarehouseBusy) as exc:
+            except (StoreError, WarehouseError, OSError) as exc:  # one line, no traceback
                 failures += 1
                 say(f"error: {exc}; nothing was half-applied; retrying "
                     f"({failures}{f' of {retries}' if once else ''})")
                 if once and failures >= retries:
+                    with contextlib.suppress(StoreError):  # the next cron run need not wait
+                        self.lease.release()
                     return 1
                 time.sleep(min(poll * 2 ** failures, 60.0))
                 continue

@@ -23,6 +23,7 @@ import secrets
 import shutil
 from pathlib import Path
 
+from harness.core.atomic import tidy_dead
 from warehouse import schema
 from warehouse.db import Connection, connect, identifier
 
@@ -53,17 +54,7 @@ def _temporary(directory: Path, name: str) -> Path:
 
 def tidy(directory) -> None:
     """Remove temporary snapshot files that a killed publisher left (their pid is gone)."""
-    for path in Path(directory).glob(f"{_TMP}*"):
-        pid = path.name[len(_TMP):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid():
-            try:
-                os.kill(int(pid), 0)
-                continue
-            except ProcessLookupError:
-                pass
-            except PermissionError:
-                continue
-        path.unlink(missing_ok=True)
+    tidy_dead(directory, _TMP)
 
 
 def _columns(conn: Connection, catalog: str, table: str) -> list[str]:

@@ -88,7 +88,8 @@ def write_files(targets: Sequence[tuple[Path, str | bytes]], *, reraise: bool = 
                 backup.unlink(missing_ok=True)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Is process ``pid`` running (this process always is)?"""
     if pid == os.getpid():
         return True
     try:
@@ -98,6 +99,25 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:  # alive, owned by someone else
         return True
     return True
+
+
+def tidy_dead(directory: str | os.PathLike[str], prefix: str) -> list[Path]:
+    """Remove the ``PREFIX<pid>-...`` files and directories in ``directory`` whose writer
+    has died (a name without a pid counts as dead); a live writer's are kept.  Returns
+    what was removed."""
+    removed = []
+    for path in sorted(Path(directory).iterdir()):
+        if not path.name.startswith(prefix):
+            continue
+        pid = path.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and pid_alive(int(pid)):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
 
 
 def _leftovers(out: Path, kind: str) -> list[tuple[Path, int]]:
@@ -124,11 +144,11 @@ def recover_stale(out_dir: str | os.PathLike[str]) -> None:
     if not out.parent.is_dir():
         return
     for path, pid in _leftovers(out, "staging"):
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             log.info("removing stale staging directory %s", path)
             shutil.rmtree(path, ignore_errors=True)
     for path, pid in _leftovers(out, "old"):
-        if _pid_alive(pid):
+        if pid_alive(pid):
             continue
         if not out.exists():
             log.warning("restoring %s from %s (its writer died mid-swap)", out, path)

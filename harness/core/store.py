@@ -10,7 +10,8 @@ One small interface (:class:`Store`) with two implementations, chosen by URL
   standard AWS variables, or ``endpoint_url``); a put is ``PutObject`` with
   ``If-None-Match: *``, which the store refuses (412) when the key exists.
 
-Keys are ``/``-separated, never absolute, never ``..``.  Objects are immutable: there is
+Keys are ``/``-separated, never absolute, never ``..``; a directory store follows no link
+(:class:`LinkRefused`).  Objects are immutable: there is
 put-if-absent and delete (for leases), no overwrite.  Every read is bounded
 (:data:`MAX_OBJECT_BYTES` unless the caller says less): the store is a remote party.
 A store that cannot be reached raises :class:`StoreUnreachable` naming the URL.
@@ -18,17 +19,25 @@ A store that cannot be reached raises :class:`StoreUnreachable` naming the URL.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import os
+import stat
 import secrets
+import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Iterator, Protocol
 from urllib.parse import unquote, urlparse
 
 #: the largest object read from a store unless a smaller limit is given
 MAX_OBJECT_BYTES = 1 << 30
 #: the most keys one listing returns (a listing is a remote answer too)
 MAX_LISTED_KEYS = 1_000_000
+#: the pieces an object is read in
+CHUNK_BYTES = 1 << 20
+#: seconds an S3 read may take in all (request and every piece of the answer)
+GET_DEADLINE = 600.0
 
 
 class StoreError(Exception):
@@ -41,6 +50,10 @@ class StoreUnreachable(StoreError):
 
 class ObjectTooLarge(StoreError, ValueError):
     """An object larger than the reader allows."""
+
+
+class LinkRefused(StoreError, ValueError):
+    """A directory store's key that is a symbolic link or leads outside the store."""
 
 
 def check_key(key: str) -> str:
@@ -64,6 +77,10 @@ class Store(Protocol):
         """The object's bytes; :class:`KeyError` when absent; :class:`ObjectTooLarge`
         beyond ``max_bytes``."""
 
+    def chunks(self, key: str, max_bytes: int = MAX_OBJECT_BYTES) -> Iterator[bytes]:
+        """The object's bytes in pieces of at most :data:`CHUNK_BYTES` (as ``get``, for
+        objects too large to hold whole)."""
+
     def put_if_absent(self, key: str, data: bytes) -> bool:
         """Store ``data`` under ``key`` unless the key exists: True when this call wrote it."""
 
@@ -79,7 +96,13 @@ class DirectoryStore:
         self.url = f"file://{self.root.absolute()}"
 
     def _path(self, key: str) -> Path:
-        return self.root.joinpath(*check_key(key).split("/"))
+        """The key's path, refused when a link takes it outside the store's root."""
+        path = self.root.joinpath(*check_key(key).split("/"))
+        root = self.root.resolve()
+        resolved = path.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise LinkRefused(f"store {self.url}: {key} leads outside the store (a link)")
+        return path
 
     def _reachable(self) -> None:
         if not self.root.is_dir():
@@ -89,7 +112,12 @@ class DirectoryStore:
         self._reachable()
         found: list[str] = []
         base = self.root
-        for folder, dirs, files in os.walk(base):
+        # walk from the prefix's own directory, never the whole store
+        folder_part = prefix.rsplit("/", 1)[0] if "/" in prefix else ""
+        start = self._path(folder_part) if folder_part else base
+        if not start.is_dir():
+            return []
+        for folder, dirs, files in os.walk(start):
             dirs[:] = [d for d in dirs if not d.startswith(".tmp-")]
             rel = Path(folder).relative_to(base)
             for name in files:
@@ -104,16 +132,29 @@ class DirectoryStore:
         return sorted(found)
 
     def get(self, key: str, max_bytes: int = MAX_OBJECT_BYTES) -> bytes:
+        return b"".join(self.chunks(key, max_bytes))
+
+    def chunks(self, key: str, max_bytes: int = MAX_OBJECT_BYTES) -> Iterator[bytes]:
         self._reachable()
         path = self._path(key)
         try:
-            with path.open("rb") as handle:
-                data = handle.read(max_bytes + 1)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise KeyError(key) from None
-        if len(data) > max_bytes:
-            raise ObjectTooLarge(f"store {self.url}: {key} is larger than {max_bytes} bytes")
-        return data
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # the key itself is a link: never followed
+                raise LinkRefused(f"store {self.url}: {key} is a link") from None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise KeyError(key)
+            total = 0
+            while piece := handle.read(min(CHUNK_BYTES, max_bytes + 1 - total)):
+                total += len(piece)
+                if total > max_bytes:
+                    raise ObjectTooLarge(f"store {self.url}: {key} is larger than "
+                                         f"{max_bytes} bytes")
+                yield piece
 
     def put_if_absent(self, key: str, data: bytes) -> bool:
         self._reachable()
@@ -142,8 +183,9 @@ class S3Store:
     """A store under ``prefix`` in an S3 bucket (any S3-compatible server)."""
 
     def __init__(self, bucket: str, prefix: str = "", *, endpoint_url: str | None = None,
-                 client: Any = None):
+                 client: Any = None, deadline: float = GET_DEADLINE):
         self.bucket = bucket
+        self.deadline = deadline
         self.prefix = prefix.strip("/")
         self.url = f"s3://{bucket}/{self.prefix}" if self.prefix else f"s3://{bucket}"
         self.endpoint_url = endpoint_url
@@ -155,7 +197,7 @@ class S3Store:
         if self._client is None:
             boto3 = importlib.import_module("boto3")
             config = importlib.import_module("botocore.config").Config(
-                connect_timeout=5, read_timeout=30, retries={"max_attempts": 3,
+                connect_timeout=5, read_timeout=min(30.0, self.deadline), retries={"max_attempts": 3,
                                                              "mode": "standard"})
             self._client = boto3.client("s3", endpoint_url=self.endpoint_url, config=config)
         return self._client, botocore
@@ -212,21 +254,60 @@ class S3Store:
         return sorted(found)
 
     def get(self, key: str, max_bytes: int = MAX_OBJECT_BYTES) -> bytes:
-        def fetch(client: Any, **kwargs: Any) -> bytes:
-            answer = client.get_object(**kwargs)
-            if int(answer.get("ContentLength") or 0) > max_bytes:
-                answer["Body"].close()
-                raise ObjectTooLarge(f"store {self.url}: {key} is larger than {max_bytes} "
-                                     "bytes")
-            data: bytes = answer["Body"].read(max_bytes + 1)
-            answer["Body"].close()
-            if len(data) > max_bytes:
-                raise ObjectTooLarge(f"store {self.url}: {key} is larger than {max_bytes} "
-                                     "bytes")
-            return data
+        return b"".join(self.chunks(key, max_bytes))
 
-        result: bytes = self._call(f"get {key}", fetch, Bucket=self.bucket, Key=self._key(key))
-        return result
+    def chunks(self, key: str, max_bytes: int = MAX_OBJECT_BYTES) -> Iterator[bytes]:
+        """As ``get``, within :attr:`deadline` seconds in all: every wait on the socket is
+        cut to what is left, so a server dripping bytes is cut off at the deadline."""
+        end = time.monotonic() + self.deadline
+        too_large = f"store {self.url}: {key} is larger than {max_bytes} bytes"
+
+        def left() -> float:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                raise StoreUnreachable(f"store {self.url}: get {key}: no complete answer "
+                                       f"within {self.deadline:g} s")
+            return remaining
+
+        def request(client: Any, **kwargs: Any) -> Any:
+            return client.get_object(**kwargs)
+
+        answer = self._call(f"get {key}", request, Bucket=self.bucket, Key=self._key(key))
+        body = answer["Body"]
+        try:
+            declared = int(answer.get("ContentLength") or 0)
+            if declared > max_bytes:
+                raise ObjectTooLarge(too_large)
+            raw: Any = getattr(body, "_raw_stream", body)
+            read = getattr(raw, "read1", body.read)  # what has arrived, not a full piece
+
+            cut = (OSError, importlib.import_module("urllib3.exceptions").HTTPError)
+
+            def piece(client: Any, **kwargs: Any) -> bytes:
+                try:
+                    with contextlib.suppress(AttributeError):  # an answer read to its end
+                        body.set_socket_timeout(left())       # has let its socket go
+                    data: bytes = read(min(CHUNK_BYTES, max_bytes + 1 - total))
+                except cut as exc:  # the socket waited out what was left, or broke
+                    left()
+                    raise StoreUnreachable(f"store {self.url}: get {key}: {exc}") from None
+                return data
+
+            total = 0
+            while True:
+                data = self._call(f"get {key}", piece)
+                if not data:
+                    break
+                total += len(data)
+                if total > max_bytes:
+                    raise ObjectTooLarge(too_large)
+                left()
+                yield data
+            if declared and total != declared:
+                raise StoreError(f"store {self.url}: get {key}: {total} of the {declared} "
+                                 "bytes declared")
+        finally:
+            body.close()
 
     def put_if_absent(self, key: str, data: bytes) -> bool:
         def put(client: Any, **kwargs: Any) -> None:

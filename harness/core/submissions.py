@@ -5,10 +5,11 @@ listing (every file's name and sha256, sorted; :func:`listing_digest`).  In the 
 
     submissions/<digest>/files/<name>   each file, as it was
     submissions/<digest>/manifest.json  the listing (kind, files with sha256 and size)
-    submissions/<digest>/COMPLETE       written last: only now is the submission visible
+    complete/<digest>                   the marker, written last: only now is it visible
 
 The files and the manifest go in first, the marker last, each put-if-absent: a reader that
-lists markers (:func:`complete`) never sees half an upload, two submitters of one
+lists markers (:func:`complete`, one key per submission under their own prefix, so a
+listing never walks the submissions' files) never sees half an upload, two submitters of one
 directory write the same bytes under the same keys, and submitting it again is a no-op.
 :func:`fetch` reads one back into a local directory, checking every size and sha256
 against the manifest and the manifest against the digest, so what the store holds is
@@ -26,11 +27,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.core.canonical import canonical_json, sha256_file
-from harness.core.store import ObjectTooLarge, Store, StoreError
+from harness.core.store import LinkRefused, ObjectTooLarge, Store, StoreError
 
 PREFIX = "submissions/"
 MANIFEST = "manifest.json"
-MARKER = "COMPLETE"
+#: the markers' own prefix: ``complete/<digest>``
+COMPLETE_PREFIX = "complete/"
 KINDS = ("results", "document")
 #: bounds on what a submission may hold (a submission is a remote party's input)
 MAX_FILES = 1000
@@ -110,6 +112,11 @@ def _key(digest: str, *parts: str) -> str:
     return PREFIX + "/".join((digest, *parts))
 
 
+def marker_key(digest: str) -> str:
+    """The key of submission ``digest``'s marker."""
+    return COMPLETE_PREFIX + digest
+
+
 @dataclass(frozen=True)
 class Submitted:
     digest: str
@@ -121,7 +128,7 @@ def submit(path: str | os.PathLike[str], store: Store) -> Submitted:
     """Deliver one results directory (or document) to ``store``; the marker goes last."""
     listing, paths = listing_of(path)
     digest = listing.digest
-    marker = _key(digest, MARKER)
+    marker = marker_key(digest)
     if store.list(marker) == [marker]:
         return Submitted(digest, False, len(paths))
     for name, file in sorted(paths.items()):
@@ -139,10 +146,10 @@ def submit(path: str | os.PathLike[str], store: Store) -> Submitted:
 def complete(store: Store) -> list[str]:
     """The digests of every complete submission in ``store`` (those with a marker), sorted."""
     found = []
-    for key in store.list(PREFIX):
-        parts = key.split("/")
-        if len(parts) == 3 and parts[2] == MARKER and is_digest(parts[1]):
-            found.append(parts[1])
+    for key in store.list(COMPLETE_PREFIX):
+        tail = key[len(COMPLETE_PREFIX):]
+        if is_digest(tail):
+            found.append(tail)
     return sorted(found)
 
 
@@ -150,7 +157,7 @@ def submitted_at(store: Store, digest: str) -> str:
     """The time the submitter recorded in the marker ('' when unreadable: never trusted
     for anything but ordering)."""
     try:
-        doc = json.loads(store.get(_key(digest, MARKER), max_bytes=4096))
+        doc = json.loads(store.get(marker_key(digest), max_bytes=4096))
         stamp = doc.get("submitted_at") if isinstance(doc, dict) else None
     except (KeyError, ValueError, StoreError):
         return ""
@@ -165,6 +172,8 @@ def read_manifest(store: Store, digest: str) -> Listing:
         doc: Any = json.loads(store.get(_key(digest, MANIFEST), max_bytes=MAX_MANIFEST_BYTES))
     except KeyError:
         raise SubmissionRefused(f"{where}: missing") from None
+    except LinkRefused as exc:
+        raise SubmissionRefused(str(exc)) from None
     except ValueError as exc:
         raise SubmissionRefused(f"{where}: not JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("kind") not in KINDS \
@@ -201,18 +210,24 @@ def fetch(store: Store, digest: str, dest: str | os.PathLike[str]) -> tuple[List
     out.mkdir(parents=True)
     for name, (sha, size) in sorted(listing.files.items()):
         key = _key(digest, "files", name)
-        try:
-            data = store.get(key, max_bytes=size)
+        hasher, written = hashlib.sha256(), 0
+        try:  # streamed to disk piece by piece, never held whole
+            with (out / name).open("xb") as handle:
+                for piece in store.chunks(key, max_bytes=size):
+                    hasher.update(piece)
+                    written += len(piece)
+                    handle.write(piece)
         except KeyError:
             raise SubmissionRefused(f"{store.url}/{key}: missing from a complete "
                                     "submission") from None
         except ObjectTooLarge:
             raise SubmissionRefused(f"{store.url}/{key}: larger than the {size} bytes the "
                                     "manifest lists") from None
-        if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
+        except LinkRefused as exc:
+            raise SubmissionRefused(str(exc)) from None
+        if written != size or hasher.hexdigest() != sha:
             raise SubmissionRefused(f"{store.url}/{key}: its bytes are not those the manifest "
                                     f"lists (sha256 {sha[:12]}, {size} bytes)")
-        (out / name).write_bytes(data)
         if listing.mtimes.get(name):
             os.utime(out / name, ns=(listing.mtimes[name], listing.mtimes[name]))
     if listing.kind == "document":

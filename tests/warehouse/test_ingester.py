@@ -258,3 +258,50 @@ def test_a_check_that_fails_unforeseen_quarantines_that_submission_only(tmp_path
     assert sorted(report.applied) == sorted([digests[0], digests[2]])
     assert [d for d, _ in report.quarantined] == [digests[1]]
     assert "could not be checked: KeyError" in report.quarantined[0][1]
+
+
+def test_a_disk_or_warehouse_error_is_one_line_and_retried(tmp_path, monkeypatch):
+    from warehouse import ingester as module
+    from warehouse.errors import WarehouseError
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    submit_all(make_runs(tmp_path / "runs", 1), store)
+    full = str(tmp_path / "snaps" / "publishable.duckdb")
+    for error in (OSError(28, "No space left on device", full),
+                  WarehouseError("warehouse snaps/warehouse.duckdb: cannot be written")):
+        def fails(*args, error=error, **kwargs):
+            raise error
+        monkeypatch.setattr(module.snapshots, "publish", fails)
+        said: list[str] = []
+        # a second ingester after the first gave up: the lease was released, no standing by
+        code = Ingester(store, tmp_path / "snaps", {}).run(once=True, poll=0.0, retries=2,
+                                                           say=said.append)
+        assert code == 1
+        assert len(said) == 2 and all(line.startswith("error: ") for line in said)
+        assert str(error) in said[0] and "retrying (2 of 2)" in said[1]
+
+
+def test_latency_from_unsigned_runinfo_never_reaches_tier_a(tmp_path):
+    import json
+
+    from harness.core.signing import load_trusted_keys
+
+    ci, _, trusted = keys(tmp_path)
+    run = make_runs(tmp_path / "runs", 1, key=ci)[0]
+    # runinfo.json is outside the signature: anyone can write a latency into it
+    info = json.loads((run / "runinfo.json").read_text()) \
+        if (run / "runinfo.json").exists() else {}
+    info["retrieval_latency_ms"] = {"samples": [1.0, 2.0, 3.0], "concurrency": 1}
+    (run / "runinfo.json").write_text(json.dumps(info))
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    digest = submit(run, store).digest
+    report = Ingester(store, tmp_path / "snaps", load_trusted_keys(trusted)).cycle()
+    assert report.applied == [digest] and report.capped == []  # the signature is trusted
+    internal = tmp_path / "snaps" / "internal.duckdb"
+    assert read(internal, "SELECT DISTINCT tier FROM runs") == [("A",)]
+    assert read(internal, "SELECT tier, samples FROM latency") == [("B", [1.0, 2.0, 3.0])]
+    public = tmp_path / "snaps" / "publishable.duckdb"
+    assert read(public, "SELECT count(*) FROM runs") == [(1,)]
+    assert read(public, "SELECT count(*) FROM latency") == [(0,)]

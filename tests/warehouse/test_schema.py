@@ -186,3 +186,13 @@ def test_every_table_a_view_reads_has_its_publishable_relation(tmp_path):
     assert {relation(v, t) for v in ("publishable", "internal") for t in TABLES} <= present
     with pytest.raises(ValueError, match="unknown table"):
         relation("publishable", "runs; DROP TABLE runs")
+
+
+def test_a_migration_header_names_its_own_file():
+    # a header of the form "-- NNN_name:" must name the file it heads, not another migration
+    import re
+    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        named = re.match(r"-- (\d{3}_\w+):", first)
+        if named:
+            assert named.group(1) == path.stem, f"{path.name} line 1 names {named.group(1)}"

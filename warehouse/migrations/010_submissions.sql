@@ -1,4 +1,4 @@
--- 009_submissions: the submissions the team ingester has taken from the shared store
+-- 010_submissions: the submissions the team ingester has taken from the shared store
 -- (docs/team.md).  A row is written in the same transaction as the rows the submission
 -- stored, so "applied" and "stored" cannot disagree after a crash; a submission that was
 -- refused is recorded as quarantined with its located reason and never tried again.

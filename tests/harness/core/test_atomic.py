@@ -81,3 +81,26 @@ def test_write_files_writes_text_and_bytes_as_given(tmp_path):
         write_files([(text, "replaced"), (data, 3)])
     assert text.read_bytes() == "é\r\nx\n".encode()  # nothing renamed: the old files stay
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.txt", "b.bin", "sub"]
+
+
+def test_tidy_dead_removes_only_what_a_dead_writer_left(tmp_path):
+    import subprocess
+    import sys
+
+    from harness.core.atomic import tidy_dead
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # reaped: its pid is gone
+    dead, me, parent = child.pid, os.getpid(), os.getppid()
+    (tmp_path / f".pfx-{dead}-dir").mkdir()
+    (tmp_path / f".pfx-{dead}-dir" / "inside").write_text("x")
+    (tmp_path / f".pfx-{dead}-file").write_text("x")
+    (tmp_path / ".pfx-nopid").write_text("x")
+    (tmp_path / f".pfx-{me}-mine").mkdir()        # this process is writing it
+    (tmp_path / f".pfx-{parent}-theirs").write_text("x")  # a live writer
+    (tmp_path / f"other-{dead}").write_text("x")  # not the prefix
+    removed = tidy_dead(tmp_path, ".pfx-")
+    assert sorted(p.name for p in removed) == sorted(
+        [f".pfx-{dead}-dir", f".pfx-{dead}-file", ".pfx-nopid"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f".pfx-{me}-mine", f".pfx-{parent}-theirs", f"other-{dead}"])

@@ -11,7 +11,7 @@ import pytest
 
 from harness.core.canonical import canonical_json
 from harness.core.store import DirectoryStore, S3Store, StoreUnreachable, check_key, open_store
-from harness.core.submissions import (MARKER, SubmissionRefused, complete, fetch, listing_of,
+from harness.core.submissions import (SubmissionRefused, complete, fetch, listing_of, marker_key,
                                       read_manifest, submit)
 from tests.warehouse.builders import simple_run
 
@@ -106,7 +106,7 @@ def test_a_submission_is_complete_readable_and_resubmitting_is_a_no_op(store, tm
 def test_a_submission_without_its_marker_is_invisible(store, tmp_path):
     run = simple_run(tmp_path / "run")
     digest = submit(run, store).digest
-    store.delete(f"submissions/{digest}/{MARKER}")  # as if the upload died before the marker
+    store.delete(marker_key(digest))  # as if the upload died before the marker
     assert complete(store) == []
     assert submit(run, store).created  # a resubmission completes it
     assert complete(store) == [digest]
@@ -156,3 +156,118 @@ def test_an_unreachable_s3_store_is_a_clear_error(s3_server, monkeypatch):
 def test_a_missing_directory_store_is_a_clear_error(tmp_path):
     with pytest.raises(StoreUnreachable, match="no such directory"):
         open_store(str(tmp_path / "absent")).list("")
+
+
+def test_complete_lists_markers_not_every_file_of_every_submission(store, tmp_path,
+                                                                    monkeypatch):
+    from harness.core import store as module
+
+    run = simple_run(tmp_path / "run")
+    files = len(list(run.iterdir()))
+    digest = submit(run, store).digest
+    # the store holds files + 2 keys for this submission; a limit below that but above the
+    # number of submissions (1) must not stop complete()
+    monkeypatch.setattr(module, "MAX_LISTED_KEYS", files - 1)
+    assert complete(store) == [digest]
+
+
+def test_a_directory_listing_walks_only_the_prefix_directory(tmp_path, monkeypatch):
+    from harness.core import store as module
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    store.put_if_absent("x/a", b"")
+    store.put_if_absent("elsewhere/deep/b", b"")
+    walked = []
+    real = module.os.walk
+
+    def spy(top, *args, **kwargs):
+        for entry in real(top, *args, **kwargs):
+            walked.append(entry[0])
+            yield entry
+
+    monkeypatch.setattr(module.os, "walk", spy)
+    assert store.list("x/") == ["x/a"]
+    assert walked == [str(tmp_path / "store" / "x")]
+    assert store.list("nothing/") == []
+
+
+def test_a_directory_store_follows_no_link(tmp_path):
+    import os
+
+    from harness.core.store import LinkRefused
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret").write_bytes(b"not the store's")
+    store = open_store(str(tmp_path / "store"))
+    store.put_if_absent("x/a", b"inside")
+    os.symlink(tmp_path / "outside" / "secret", tmp_path / "store" / "x" / "secret")
+    os.symlink(tmp_path / "store" / "x" / "a", tmp_path / "store" / "x" / "alias")
+    os.symlink(tmp_path / "outside", tmp_path / "store" / "linked")
+    for key in ("x/secret", "x/alias", "linked/secret"):
+        with pytest.raises(LinkRefused, match=key):
+            store.get(key)
+    with pytest.raises(LinkRefused, match="outside the store"):
+        store.put_if_absent("linked/new", b"planted")
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["secret"]
+
+
+def test_a_submission_file_that_is_a_link_is_refused(tmp_path):
+    import os
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    run = simple_run(tmp_path / "run")
+    digest = submit(run, store).digest
+    stored = tmp_path / "store" / "submissions" / digest / "files" / "metrics.json"
+    stored.unlink()
+    os.symlink(run / "metrics.json", stored)  # the same bytes, through a link
+    with pytest.raises(SubmissionRefused, match="metrics.json"):
+        fetch(store, digest, tmp_path / "back")
+
+
+def test_an_s3_read_has_a_total_deadline(monkeypatch):
+    import time
+
+    from tests.harness.retrieval.hostile import HostileServer, drip
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    # 200 bytes, one every 0.05 s: 10 s in all, each byte well within any per-read timeout
+    with HostileServer(drip(0.05, total=200)) as server:
+        store = S3Store("bucket", endpoint_url=server.url, deadline=1.0)
+        started = time.monotonic()
+        with pytest.raises(StoreUnreachable, match="within 1 s"):
+            store.get("slow")
+        assert time.monotonic() - started < 1.0 + 2.0  # cut at the deadline, not at 10 s
+
+
+def test_fetch_streams_each_file_to_disk_in_pieces(tmp_path, monkeypatch):
+    from harness.core import store as module
+
+    class NoWholeReads(DirectoryStore):
+        def get(self, key, max_bytes=module.MAX_OBJECT_BYTES):
+            assert "/files/" not in key, f"{key} read whole into memory"
+            return super().get(key, max_bytes)
+
+    (tmp_path / "store").mkdir()
+    store = NoWholeReads(tmp_path / "store")
+    run = simple_run(tmp_path / "run")
+    digest = submit(run, store).digest
+    pieces = []
+    real = DirectoryStore.chunks
+
+    def counted(self, key, max_bytes=module.MAX_OBJECT_BYTES):
+        for piece in real(self, key, max_bytes):
+            if "/files/" in key:
+                pieces.append(len(piece))
+            yield piece
+
+    monkeypatch.setattr(module, "CHUNK_BYTES", 7)
+    monkeypatch.setattr(DirectoryStore, "chunks", counted)
+    _, out = fetch(store, digest, tmp_path / "back")
+    for p in run.iterdir():
+        assert (out / p.name).read_bytes() == p.read_bytes()
+    assert max(pieces) == 7 and sum(pieces) == sum(p.stat().st_size for p in run.iterdir())
