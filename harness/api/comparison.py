@@ -178,14 +178,20 @@ class Comparison:
                 if r["control_name"] != name or key not in control_values:
                     continue
                 value, n, tier = control_values[key]
+                # the stored test holds only for the queries both runs scored: as the
+                # warehouse joins it, only when the arm scored as many as the control (and
+                # the test as many); otherwise the delta stands alone (paired is False)
+                paired = n == r["n"]
                 test = tests.get((name, *key), {})
+                if not paired or test.get("n", r["n"]) != r["n"]:
+                    test = {}
                 deltas.append({
                     "run_id": ids[name], "corpus": key[0], "query_class": key[1],
                     "measure": key[2], "delta": r["value"] - value,
                     "delta_lower": test.get("delta_lower"),
                     "delta_upper": test.get("delta_upper"), "p_holm": test.get("p_holm"),
                     "verdict": test.get("verdict"), "comparable": not notes,
-                    "not_comparable_because": notes, "paired": n == r["n"],
+                    "not_comparable_because": notes, "paired": paired,
                     "tier": most_restrictive_tier([tier, r["tier"], test.get("tier", tier)])})
         order = {ids[n]: i for i, n in enumerate(self.evaluations)}
         frame = pd.DataFrame(intervals)

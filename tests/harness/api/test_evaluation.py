@@ -207,3 +207,36 @@ def test_an_arm_that_wins_on_every_query_is_starred(tmp_path):
     # the oracle's MRR is 1 on every query: the best (bold), its delta marked significant
     assert re.search(r"\noracle & \\bfseries 1\.000 & [^\n]*& \+\d\.\d{3}\$\^\{\*\}\$",
                      result.to_latex())
+
+
+def test_a_delta_over_different_queries_carries_no_stored_test(tmp_path):
+    """An arm whose claim says it scored 10 queries against a control that scored 20 (runs
+    ingested from elsewhere; :func:`harness.compare` itself scores every run on one qrels):
+    the stored test of the 20-query family does not hold for this pair, so the export's
+    delta has no interval, p or mark, as the warehouse joins a test only when the counts
+    agree."""
+    import copy
+
+    from harness.api.comparison import Comparison
+
+    qrels, runs = make_family(tmp_path, queries=20)
+    result = harness.compare(runs, qrels, ["MRR"], resamples=200)
+    dense = copy.deepcopy(result.evaluations["dense"])
+    for row in dense._doc["rows"]:  # noqa: SLF001 (the claim as ingested from elsewhere)
+        row["n"] = 10
+    mixed = Comparison({"bm25": result.evaluations["bm25"], "dense": dense}, "bm25",
+                       result.intervals, result.comparisons, result.resolution,
+                       result.options)
+    rows = mixed.export(measures=["MRR"]).rows
+    got = rows[(rows["run"] == "dense") & (rows["class"] == "all")].iloc[0]
+    ctl = [v["MRR"] for v in result.evaluations["bm25"].per_query.values()]
+    arm = [v["MRR"] for v in result.evaluations["dense"].per_query.values()]
+    # the delta is still the difference of the two means, each over its 20 queries
+    assert got["n"] == 10
+    assert got["delta"] == pytest.approx(sum(arm) / 20 - sum(ctl) / 20, abs=1e-9)
+    assert math.isnan(got["delta_lower"]) and math.isnan(got["delta_upper"])
+    assert math.isnan(got["p_holm"]) and got["mark"] == ""
+    # the same runs with the counts the test was made on keep their test
+    same = result.export(measures=["MRR"]).rows
+    row = same[(same["run"] == "dense") & (same["class"] == "all")].iloc[0]
+    assert not math.isnan(row["delta_lower"]) and row["mark"] != ""
