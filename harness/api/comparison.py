@@ -118,10 +118,11 @@ class Comparison:
         return head, rows
 
     def export(self, *, measures=None, caption: str | None = None, label: str | None = None,
-               columns: int = 1):
+               columns: int = 1, query_class: str | None = None):
         """The comparison as the warehouse's export of the same runs
         (:func:`warehouse.exports.assemble`): what ``python -m warehouse export --control``
-        and the dashboard render, built from these runs in memory."""
+        (``--class`` for ``query_class``) and the dashboard render, built from these runs in
+        memory."""
         import pandas as pd
 
         from harness.claims.metrics import comparability_notes
@@ -133,6 +134,12 @@ class Comparison:
         measures = list(measures or self.evaluations[self.control].measures)
         ids = {name: f"{i:04d}-{name}" for i, name in enumerate(self.evaluations)}
         wanted = None if measures is None else set(measures)
+        if query_class is not None:
+            known = sorted({row["query_class"] for e in self.evaluations.values()
+                            for row in e.metrics["rows"]})
+            if query_class not in known:
+                raise ValueError(f"query_class: unknown class {query_class!r}; expected one "
+                                 f"of {known}")
         intervals, deltas, runs_info = [], [], []
         control_values = {}
         for name, evaluation in self.evaluations.items():
@@ -141,7 +148,8 @@ class Comparison:
                       for r in self.intervals[name]["rows"]}
             for row in doc["rows"]:
                 for measure, value in row["metrics"].items():
-                    if wanted is not None and measure not in wanted:
+                    if wanted is not None and measure not in wanted or (
+                            query_class is not None and row["query_class"] != query_class):
                         continue
                     key = (row["corpus"], row["query_class"], measure)
                     iv = bounds.get(key, {})
@@ -196,7 +204,8 @@ class Comparison:
         order = {ids[n]: i for i, n in enumerate(self.evaluations)}
         frame = pd.DataFrame(intervals)
         frame["created_at"] = frame["run_id"].map(order)
-        filters = {"runs": list(ids.values()), "corpora": None, "classes": None,
+        filters = {"runs": list(ids.values()), "corpora": None,
+                   "classes": None if query_class is None else [query_class],
                    "measures": list(measures) if measures else None}
         per_query = pd.DataFrame(
             [{"run_id": ids[name], "corpus": r["corpus"], "query_class": r["query_class"],
@@ -211,14 +220,15 @@ class Comparison:
                         tie_test=tied_with_best)
 
     def to_latex(self, caption: str | None = None, label: str | None = None, *,
-                 measures=None, columns: int = 1) -> str:
+                 measures=None, columns: int = 1, query_class: str | None = None) -> str:
         """The paste-ready LaTeX of these runs against the control: the same renderer, and
         the same bytes, as ``python -m warehouse export --format latex --control`` and the
-        dashboard's LaTeX download of the same runs (:mod:`warehouse.latex`)."""
+        dashboard's LaTeX download of the same runs (:mod:`warehouse.latex`).  Every query
+        class by default; ``query_class`` keeps that one (``--class``)."""
         from warehouse.render import render_latex
 
         return render_latex(self.export(measures=measures, caption=caption, label=label,
-                                        columns=columns))
+                                        columns=columns, query_class=query_class))
 
     def _repr_html_(self) -> str:
         head, rows = self._table()

@@ -240,3 +240,25 @@ def test_a_delta_over_different_queries_carries_no_stored_test(tmp_path):
     same = result.export(measures=["MRR"]).rows
     row = same[(same["run"] == "dense") & (same["class"] == "all")].iloc[0]
     assert not math.isnan(row["delta_lower"]) and row["mark"] != ""
+
+
+def test_comparison_latex_keeps_one_query_class_when_asked(tmp_path):
+    """``to_latex(query_class=...)`` (the argument callers of the earlier table passed)
+    keeps that class only, as ``warehouse export --class`` does."""
+    qrels, runs = make_family(tmp_path, queries=20)
+    classes = tmp_path / "classes.tsv"
+    classes.write_text("".join(f"q{i:02d}\t{'lookup' if i < 12 else 'summarize'}\n"
+                               for i in range(20)))
+    result = harness.compare(runs, qrels, ["MRR"], resamples=200, query_classes=classes)
+    rows = result.export(measures=["MRR"], query_class="lookup").rows
+    assert set(rows["class"]) == {"lookup"} and list(rows["n"]) == [12, 12, 12]
+    dense = rows[rows["run"] == "dense"].iloc[0]
+    lookup = [v["MRR"] for q, v in result.evaluations["dense"].per_query.items()
+              if int(q[1:]) < 12]
+    assert dense["value"] == pytest.approx(sum(lookup) / 12, abs=1e-9)
+    one = result.to_latex(query_class="lookup", measures=["MRR"])
+    every = result.to_latex(measures=["MRR"])
+    assert "summarize" not in one and "lookup" in one
+    assert "summarize" in every and "lookup" in every
+    with pytest.raises(ValueError, match="unknown class 'nope'"):
+        result.to_latex(query_class="nope")
