@@ -110,12 +110,15 @@ def test_escaping_rules():
 def test_one_latex_escaper_for_the_api_and_the_exports():
     """``corpus<a>|b`` once broke the Python API's LaTeX: its own escaper left ``<``, ``>``
     and ``|`` (printed as other glyphs in OT1, ``|`` a rule in a tabular spec)."""
-    from harness.api.tables import latex_table
+    from pathlib import Path
 
+    import harness
+
+    toy = Path(__file__).resolve().parents[2] / "examples" / "toy"
     assert escape_latex("corpus<a>|b") == r"corpus\textless{}a\textgreater{}\textbar{}b"
-    text = latex_table(["corpus"], [["corpus<a>|b"]], numeric=[False], tier="A")
-    assert r"corpus\textless{}a\textgreater{}\textbar{}b \\" in text
-    assert "<" not in text and "|" not in text
+    text = harness.evaluate(toy / "run.txt", toy / "qrels.txt", corpus="corpus<a>|b").to_latex()
+    assert r"Retrieval results on corpus\textless{}a\textgreater{}\textbar{}b" in text
+    assert "corpus<a>|b" not in text
 
 
 @pytest.fixture

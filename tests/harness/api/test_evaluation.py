@@ -73,17 +73,18 @@ def test_data_frames(toy):
 def test_markdown_is_metrics_md_and_latex_names_its_tier(tmp_path, toy):
     toy.write(tmp_path / "toy")
     assert (tmp_path / "toy" / "metrics.md").read_text() == "# toy\n\n" + toy.to_markdown()
-    latex = toy.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy")
+    latex = toy.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy",
+                         measures=["MRR"])
     lines = latex.splitlines()
-    assert lines[0] == "% licence tier A: publishable"
+    assert lines[0] == "% publishable (tier A only)"
     assert r"\caption{Toy: 4 queries \& 1 unanswered}" in lines and r"\label{tab:toy}" in lines
-    assert lines[lines.index(r"\toprule") + 1].startswith(r"corpus & tier & class & n & nDCG@5")
-    assert r"toy & A & all & 4 & " in latex and latex.count(r"\\") == 4
-    mrr = lines[lines.index(r"\midrule") + 3].split(" & ")[4 + toy.measures.index("MRR")]
-    assert mrr == "0.6250"
+    assert lines[lines.index(r"\toprule") + 1] == r"run & \multicolumn{2}{c}{MRR} \\"
+    # MRR over all 4 queries: (1 + 1 + 1/2 + 0) / 4 = 0.625; lookup (q1, q3, q4): 1.5 / 3
+    # (no interval: an Evaluation has none, so its column is empty)
+    assert r"run & 0.625 &  \\" in lines and r"run & 0.500 &  \\" in lines
     internal = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", corpus="my_corpus")
-    assert internal.to_latex().splitlines()[0] == "% licence tier B: internal only, not publishable"
-    assert r"my\_corpus & B & all" in internal.to_latex()
+    assert internal.to_latex().splitlines()[0] == "% INTERNAL: not for publication"
+    assert r"Retrieval results on my\_corpus" in internal.to_latex()
 
 
 def test_html_and_repr(toy):

@@ -64,3 +64,20 @@ def test_one_class_of_the_api_is_the_cli_with_that_class(tmp_path):
                  "--db", str(db), "--control", "bm25", "--class", "lookup", "--measure", "MRR",
                  "--run", "bm25", "--run", "dense", "--run", "hybrid"]) == 0
     assert target.read_text(encoding="utf-8") == api and "summarize" not in api
+
+
+def test_one_run_of_the_api_is_the_cli_export_of_that_run(tmp_path):
+    """``Evaluation.to_latex`` is the warehouse's renderer too: the bytes of ``warehouse
+    export --format latex --run NAME`` (with the run's measures) after ``write`` and
+    ingest."""
+    from tests.harness.api.helpers import TOY, TOY_ARGS
+
+    ev = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", **TOY_ARGS)
+    assert ingest_results(ev.write(tmp_path / ev.name), db_path=tmp_path / "w.duckdb").inserted
+    api = ev.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy")
+    target = tmp_path / "t.tex"
+    assert main(["export", "--view", "publishable", "--format", "latex", "--out", str(target),
+                 "--db", str(tmp_path / "w.duckdb"), "--run", ev.name,
+                 "--caption", "Toy: 4 queries & 1 unanswered", "--label", "tab:toy",
+                 *[a for m in ev.measures for a in ("--measure", m)]]) == 0
+    assert target.read_text(encoding="utf-8") == api
