@@ -190,12 +190,11 @@ class Evaluation:
         """The paste-ready LaTeX of this run: the warehouse's one renderer
         (:mod:`warehouse.latex`), the same bytes as ``python -m warehouse export --format
         latex --run NAME`` after :meth:`write` and ingest; its first line names the view."""
-        from harness.api.comparison import export_of
-        from warehouse.render import render_latex
+        from harness.api.latex import export_of, latex_of
 
-        return render_latex(export_of({self.name: self}, None, None, None, measures=measures,
-                                      caption=caption, label=label, columns=columns,
-                                      query_class=query_class))
+        return latex_of(export_of({self.name: self}, None, None, None, measures=measures,
+                                  caption=caption, label=label, columns=columns,
+                                  query_class=query_class))
 
     def _repr_html_(self) -> str:
         head, rows, _ = self._table()
