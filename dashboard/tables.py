@@ -99,14 +99,12 @@ def tie_marks(rows: pd.DataFrame, per_query: pd.DataFrame, groups: dict) -> pd.D
     measure, the highest mean and the runs a Holm-corrected paired sign-flip test cannot
     tell from the best (:func:`harness.stats.best.tied_with_best`, as the exports mark)."""
     from harness.stats.best import tied_with_best
+    from warehouse.best import best_of
     from warehouse.exports import mark_ties
 
     frame = rows.assign(**{"class": rows["query_class"],
                            "group": rows["run_id"].map(groups).fillna("")})
-    keys = ["corpus", "group", "class", "measure"]
-    top = frame.groupby(keys)["value"].transform("max")
-    count = frame.groupby(keys)["value"].transform("count")
-    frame = frame.assign(best=(frame["value"] == top) & (count > 1))
+    frame = frame.assign(best=best_of(frame))
     if per_query is None or per_query.empty:
         return frame.assign(tied=False)
     return mark_ties(frame, per_query, tied_with_best)

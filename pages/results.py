@@ -14,21 +14,6 @@ from dashboard import common, downloads, tables
 from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 
 
-def withheld_note(view: str) -> None:
-    """In the publishable view: how many runs and corpora it withholds, so rows never
-    vanish silently."""
-    if view != "publishable":
-        return
-    held = common.load("withheld_summary", "publishable")
-    if not held["runs"]:
-        return
-    runs, corpora = len(held["runs"]), len(held["corpora"])
-    st.info(f"{runs} run{'s' if runs != 1 else ''} / {corpora} "
-            f"{'corpora' if corpora != 1 else 'corpus'} withheld (not tier A): "
-            f"{', '.join(common.md_text(c) for c in held['corpora'])}. The internal view in "
-            "the sidebar shows them (never publish).", icon=":material/visibility_off:")
-
-
 def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labels) -> None:
     st.subheader("Export")
     common.tier_badge(view, tiers)
@@ -92,7 +77,7 @@ def render() -> None:
                "with Holm marks; the tables to publish from.")
     common.require_runs()
     view = common.view()
-    withheld_note(view)
+    common.withheld_note(view)
     options = common.load("choices", view)
     if not options["run_id"]:
         st.info(f"No metric row is visible in the {view} view. Switch the tier view in the "

@@ -18,6 +18,7 @@ from harness.core.measures import MEASURES
 from harness.claims.metrics import ALL
 from warehouse import queries, schema
 from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
+from warehouse.best import best_of
 from warehouse.db import connect
 from warehouse.errors import ExportRefused
 from warehouse.render import INTERNAL_STAMP, RENDERERS
@@ -175,12 +176,15 @@ def with_arms(rows, runs_info: list[dict]):
 def mark_ties(rows, per_query, tie_test):
     """``rows`` with ``tied`` (bool): per corpus x class x measure with two runs or more,
     the runs ``tie_test`` finds not significantly different from the best, over the queries
-    every run of the slice scored (the ``all`` class: every query of the corpus)."""
+    every run of the slice scored (the ``all`` class: every query of the corpus).  The
+    reference of the test is the run the tables mark best (:func:`best_of`, the first such
+    in the rows' order), passed as ``reference=``."""
     import pandas as pd
 
     tied = pd.Series(False, index=rows.index)
     if per_query.empty:
         return rows.assign(tied=tied)
+    best = best_of(rows)
     keys = ["corpus", "group", "class", "measure"] if "group" in rows.columns else \
         ["corpus", "class", "measure"]
     for key, part in rows.groupby(keys, sort=False):
@@ -195,7 +199,11 @@ def mark_ties(rows, per_query, tie_test):
         wide_values = wide_values.dropna().sort_index()
         if wide_values.empty:
             continue
-        result = tie_test({rid: wide_values[rid].to_numpy() for rid in part["run_id"]})
+        leaders = [rid for rid, b in zip(part["run_id"], best[part.index]) if b]
+        if not leaders:
+            continue
+        result = tie_test({rid: wide_values[rid].to_numpy() for rid in part["run_id"]},
+                          reference=leaders[0])
         for index, rid in zip(part.index, part["run_id"]):
             tied[index] = bool(result[rid].tied)
     return rows.assign(tied=tied)

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 from harness.core.latex import breakable, escape_latex, text_width
+from warehouse.best import best_of
 
 #: text widths (pt) of the standard ``article`` at 10 pt: one column, one column of two, and
 #: the full width of a two-column page (for ``table*``)
@@ -129,10 +130,7 @@ def _cells(r: dict, with_control: bool) -> dict:
 def mark_best(rows):
     """``rows`` (the export's long rows) with ``best``: the highest mean per table, class and
     measure, when at least two runs are there (every measure here is higher-is-better)."""
-    keys = [k for k in ("corpus", "group", "class", "measure") if k in rows.columns]
-    top = rows.groupby(keys)["value"].transform("max")
-    count = rows.groupby(keys)["value"].transform("count")
-    return rows.assign(best=(rows["value"] == top) & (count > 1))
+    return rows.assign(best=best_of(rows))
 
 
 def tables_of(export, measures: list[str]) -> list[Table]:

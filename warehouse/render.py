@@ -17,6 +17,7 @@ from typing import Callable
 
 from harness.core.canonical import canonical_float
 from harness.core.markdown import md_escape
+from warehouse.best import best_of
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -189,10 +190,7 @@ def _best_marks(rows) -> dict:
     corpus x group x class x measure (two runs or more) and the runs tied with it."""
     if "tied" not in rows.columns or rows.empty:
         return {}
-    keys = [k for k in ("corpus", "group", "class", "measure") if k in rows.columns]
-    top = rows.groupby(keys)["value"].transform("max")
-    count = rows.groupby(keys)["value"].transform("count")
-    best = (rows["value"] == top) & (count > 1)
+    best = best_of(rows)
     return {i: BEST_MARK if b else TIED_MARK if t else ""
             for i, b, t in zip(rows.index, best, rows["tied"])}
 

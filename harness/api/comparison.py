@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from harness.api.evaluation import DEFAULT_CORPUS, Evaluation, measure_names
+from harness.api.latex import export_of, latex_of
 from harness.api.tables import html_table, tier_note
 from harness.claims import IntervalsClaim, claim_from_dict, write_claim
 from harness.core.tiers import UNKNOWN_LICENCE, most_restrictive_tier
@@ -118,101 +119,23 @@ class Comparison:
         return head, rows
 
     def export(self, *, measures=None, caption: str | None = None, label: str | None = None,
-               columns: int = 1):
+               columns: int = 1, query_class: str | None = None):
         """The comparison as the warehouse's export of the same runs
         (:func:`warehouse.exports.assemble`): what ``python -m warehouse export --control``
-        and the dashboard render, built from these runs in memory."""
-        import pandas as pd
-
-        from harness.claims.metrics import comparability_notes
-        from harness.stats.best import tied_with_best
-        from warehouse.exports import assemble
-
-        view = "publishable" if self.tier == "A" else "internal"
-        # the measures evaluated are the ones chosen (``compare(measures=...)``)
-        measures = list(measures or self.evaluations[self.control].measures)
-        ids = {name: f"{i:04d}-{name}" for i, name in enumerate(self.evaluations)}
-        wanted = None if measures is None else set(measures)
-        intervals, deltas, runs_info = [], [], []
-        control_values = {}
-        for name, evaluation in self.evaluations.items():
-            doc = evaluation.metrics
-            bounds = {(r["corpus"], r["query_class"], r["measure"]): r
-                      for r in self.intervals[name]["rows"]}
-            for row in doc["rows"]:
-                for measure, value in row["metrics"].items():
-                    if wanted is not None and measure not in wanted:
-                        continue
-                    key = (row["corpus"], row["query_class"], measure)
-                    iv = bounds.get(key, {})
-                    intervals.append({
-                        "run_id": ids[name], "control_name": name, "created_at": len(ids),
-                        "corpus": row["corpus"], "tier": row["tier"],
-                        "query_class": row["query_class"], "measure": measure, "value": value,
-                        "n": row["n"], "queries_unanswered": row["queries_unanswered"],
-                        "queries_dropped_unjudgeable": row["queries_dropped_unjudgeable"],
-                        "lower": iv.get("lower"), "upper": iv.get("upper"),
-                        "interval_method": iv.get("method"),
-                        "confidence": iv.get("confidence")})
-                    if name == self.control:
-                        control_values[key] = (value, row["n"], row["tier"])
-            runs_info.append({
-                "run_id": ids[name], "control_name": name,
-                "metric_engine": doc["metric_engine"]["name"],
-                "metric_engine_version": doc["metric_engine"]["version"],
-                "embedding_model": None, "embedding_models": None, "backend": None,
-                "mode": None, "stage": None, "code_revision": None,
-                "relevance_policy": json.dumps(doc["relevance_policy"]),
-                "granularity": (doc.get("retrieval") or {}).get("granularity"),
-                "scope": (doc.get("retrieval") or {}).get("scope"),
-                "retrieval": json.dumps(doc.get("retrieval") or {}),
-                "corpora": [{k: c.get(k) for k in ("name", "version", "licence", "tier",
-                                                   "sha256")} for c in doc["corpora"]]})
-        tests = {(r["arm"], r["corpus"], r["query_class"], r["measure"]): r
-                 for r in (self.comparisons or {}).get("rows", [])}
-        control_doc = self.evaluations[self.control].metrics
-        for name in self.arms:
-            notes = "; ".join(comparability_notes(control_doc, self.evaluations[name].metrics))
-            for r in intervals:
-                key = (r["corpus"], r["query_class"], r["measure"])
-                if r["control_name"] != name or key not in control_values:
-                    continue
-                value, n, tier = control_values[key]
-                test = tests.get((name, *key), {})
-                deltas.append({
-                    "run_id": ids[name], "corpus": key[0], "query_class": key[1],
-                    "measure": key[2], "delta": r["value"] - value,
-                    "delta_lower": test.get("delta_lower"),
-                    "delta_upper": test.get("delta_upper"), "p_holm": test.get("p_holm"),
-                    "verdict": test.get("verdict"), "comparable": not notes,
-                    "not_comparable_because": notes, "paired": n == r["n"],
-                    "tier": most_restrictive_tier([tier, r["tier"], test.get("tier", tier)])})
-        order = {ids[n]: i for i, n in enumerate(self.evaluations)}
-        frame = pd.DataFrame(intervals)
-        frame["created_at"] = frame["run_id"].map(order)
-        filters = {"runs": list(ids.values()), "corpora": None, "classes": None,
-                   "measures": list(measures) if measures else None}
-        per_query = pd.DataFrame(
-            [{"run_id": ids[name], "corpus": r["corpus"], "query_class": r["query_class"],
-              "query_id": r["query_id"], "measure": r["measure"], "value": r["value"]}
-             for name, e in self.evaluations.items() for r in e.per_query_rows
-             if r["measure"] in measures],
-            columns=["run_id", "corpus", "query_class", "query_id", "measure", "value"])
-        return assemble(view, frame, pd.DataFrame(deltas) if self.arms else None, runs_info,
-                        [(ids[n], n) for n in self.evaluations], ids[self.control], filters,
-                        None, caption=caption, label=label, columns=columns,
-                        per_query=per_query if len(ids) > 1 else None,
-                        tie_test=tied_with_best)
+        (``--class`` for ``query_class``) and the dashboard render, built from these runs in
+        memory."""
+        return export_of(self.evaluations, self.control, self.intervals, self.comparisons,
+                         measures=measures, caption=caption, label=label, columns=columns,
+                         query_class=query_class)
 
     def to_latex(self, caption: str | None = None, label: str | None = None, *,
-                 measures=None, columns: int = 1) -> str:
+                 measures=None, columns: int = 1, query_class: str | None = None) -> str:
         """The paste-ready LaTeX of these runs against the control: the same renderer, and
         the same bytes, as ``python -m warehouse export --format latex --control`` and the
-        dashboard's LaTeX download of the same runs (:mod:`warehouse.latex`)."""
-        from warehouse.render import render_latex
-
-        return render_latex(self.export(measures=measures, caption=caption, label=label,
-                                        columns=columns))
+        dashboard's LaTeX download of the same runs (:mod:`warehouse.latex`).  Every query
+        class by default; ``query_class`` keeps that one (``--class``)."""
+        return latex_of(self.export(measures=measures, caption=caption, label=label,
+                                    columns=columns, query_class=query_class))
 
     def _repr_html_(self) -> str:
         head, rows = self._table()

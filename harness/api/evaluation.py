@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from harness.api.tables import html_table, latex_table, tier_note
+from harness.api.tables import html_table, tier_note
 from harness.claims.metrics import (ALL, CALIBRATION_JSONL, METRICS_JSON, METRICS_MD, PINNED_FILES, QRELS,
                                     RANKINGS, MetricsClaim)
 from harness.core.canonical import sha256_file
@@ -185,11 +185,16 @@ class Evaluation:
         """The table of metrics.md (4 decimals)."""
         return self._scored.table()
 
-    def to_latex(self, caption: str | None = None, label: str | None = None) -> str:
-        """A booktabs table of the rows; its first line names the licence tier."""
-        head, rows, numeric = self._table()
-        return latex_table(head, rows, numeric=numeric, tier=self.tier, caption=caption,
-                           label=label)
+    def to_latex(self, caption: str | None = None, label: str | None = None, *,
+                 measures=None, columns: int = 1, query_class: str | None = None) -> str:
+        """The paste-ready LaTeX of this run: the warehouse's one renderer
+        (:mod:`warehouse.latex`), the same bytes as ``python -m warehouse export --format
+        latex --run NAME`` after :meth:`write` and ingest; its first line names the view."""
+        from harness.api.latex import export_of, latex_of
+
+        return latex_of(export_of({self.name: self}, None, None, None, measures=measures,
+                                  caption=caption, label=label, columns=columns,
+                                  query_class=query_class))
 
     def _repr_html_(self) -> str:
         head, rows, _ = self._table()

@@ -1,8 +1,8 @@
-"""Tables for a reader: LaTeX (booktabs) and HTML from plain rows, deterministic text.
+"""Tables for a reader: HTML from plain rows, deterministic text (LaTeX is the warehouse's
+one renderer, :mod:`warehouse.latex`).
 
-Numbers are shown at 4 decimals, as in metrics.md; a missing value is a dash.  Every LaTeX
-table opens with a comment naming its licence tier, so a tier-B table pasted into a paper
-says what it is.
+Numbers are shown at 4 decimals, as in metrics.md; a missing value is a dash; the caption
+names the licence tier.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import html
 import math
 from typing import Sequence
 
-from harness.core.latex import escape_latex as latex_escape
 from harness.core.tiers import PUBLISHABLE
 
 
@@ -30,22 +29,6 @@ def cell(value, digits: int = 4) -> str:
 def tier_note(tier: str) -> str:
     return ("licence tier A: publishable" if tier == PUBLISHABLE
             else f"licence tier {tier}: internal only, not publishable")
-
-
-def latex_table(head: Sequence[str], rows: Sequence[Sequence], *, numeric: Sequence[bool],
-                tier: str, caption: str | None = None, label: str | None = None) -> str:
-    """A ``table`` environment with a booktabs ``tabular``; ``numeric`` right-aligns."""
-    spec = "".join("r" if n else "l" for n in numeric)
-    lines = [f"% {tier_note(tier)}", r"\begin{table}", r"\centering"]
-    if caption is not None:
-        lines.append(rf"\caption{{{latex_escape(caption)}}}")
-    if label is not None:
-        lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-              " & ".join(latex_escape(h) for h in head) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(cell(v)) for v in row) + r" \\" for row in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
 
 
 def html_table(head: Sequence[str], rows: Sequence[Sequence], *, caption: str = "") -> str:

@@ -1,7 +1,8 @@
 """Which runs are statistically tied with the best one, without a control.
 
 A leaderboard is read as a strict order that its data rarely supports.  For each measure in
-one corpus x class slice, the run with the highest mean is the reference; every other run is
+one corpus x class slice, the run with the highest mean is the reference (a table passes
+the run it marks best); every other run is
 compared with it by the paired randomization (sign-flip) test over the queries both scored
 (Smucker, Allan & Carterette, CIKM 2007; :func:`harness.stats.randomization.paired_tests`),
 and the m - 1 p-values are Holm-adjusted (Holm 1979, Scand. J. Statist. 6:65-70), which
@@ -39,18 +40,23 @@ class BestTie:
 
 
 def tied_with_best(values: Mapping[str, Sequence[float]], *, alpha: float = ALPHA,
-                   permutations: int = 10000, seed: int = 0) -> dict[str, BestTie]:
+                   permutations: int = 10000, seed: int = 0,
+                   reference: str | None = None) -> dict[str, BestTie]:
     """``values``: run -> per-query values, all over the same queries in the same order.
-    The run with the highest mean (the first such in ``values``' order) is the best; each
-    other run is tested against it, Holm over the others."""
+    The best is ``reference`` when given (a table passes the run it marks best, whose mean
+    over all its queries may differ from its mean over these shared ones), else the run with
+    the highest mean here (the first such in ``values``' order); each other run is tested
+    against it, Holm over the others."""
     names = list(values)
     if not names:
         return {}
+    if reference is not None and reference not in values:
+        raise ValueError(f"tied_with_best: the reference {reference!r} has no values")
     matrix = np.asarray([np.asarray(values[n], dtype=np.float64) for n in names])
     if matrix.ndim != 2 or matrix.shape[1] == 0:
         raise ValueError("tied_with_best: every run needs the same, non-empty list of values")
     means = matrix.mean(axis=1)
-    best = int(np.argmax(means))
+    best = names.index(reference) if reference is not None else int(np.argmax(means))
     others = [i for i in range(len(names)) if i != best]
     out = {names[best]: BestTie(True, False, None, None)}
     if not others:

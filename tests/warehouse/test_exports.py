@@ -110,12 +110,15 @@ def test_escaping_rules():
 def test_one_latex_escaper_for_the_api_and_the_exports():
     """``corpus<a>|b`` once broke the Python API's LaTeX: its own escaper left ``<``, ``>``
     and ``|`` (printed as other glyphs in OT1, ``|`` a rule in a tabular spec)."""
-    from harness.api.tables import latex_table
+    from pathlib import Path
 
+    import harness
+
+    toy = Path(__file__).resolve().parents[2] / "examples" / "toy"
     assert escape_latex("corpus<a>|b") == r"corpus\textless{}a\textgreater{}\textbar{}b"
-    text = latex_table(["corpus"], [["corpus<a>|b"]], numeric=[False], tier="A")
-    assert r"corpus\textless{}a\textgreater{}\textbar{}b \\" in text
-    assert "<" not in text and "|" not in text
+    text = harness.evaluate(toy / "run.txt", toy / "qrels.txt", corpus="corpus<a>|b").to_latex()
+    assert r"Retrieval results on corpus\textless{}a\textgreater{}\textbar{}b" in text
+    assert "corpus<a>|b" not in text
 
 
 @pytest.fixture
@@ -191,3 +194,32 @@ def test_embedding_model_named_in_provenance(tmp_path):
     ingest_results(out, db)
     text = export_table("publishable", "md", db_path=db)
     assert "embedding model all-MiniLM-L6-v2" in text
+
+
+def test_the_tie_test_takes_as_reference_the_run_the_tables_mark_best():
+    # X scores 0 on the 6 queries every run shares and 1 on 100 more: mean 100/106;
+    # Y scores 1 on the shared 6 and 0 on 20 more: mean 6/26; Z scores only the shared 6, 0.
+    # The tables star X (100/106 > 6/26 > 0), so X is the test's reference, although Y
+    # leads over the shared queries.  Y against X: 6 discordant queries, exact p = 2/2^6 =
+    # 0.03125; Z against X: no discordant query, p = 1; Holm over 2: 2 x 0.03125 = 0.0625
+    # > 0.05, so Y is tied, and Z (p_holm = 1) too.  (With Y as reference, X would have been
+    # "tied" while starred, and Y unmarked.)
+    import pandas as pd
+
+    from harness.stats.best import tied_with_best
+    from warehouse.exports import mark_ties
+    from warehouse.latex import mark_best
+    from warehouse.render import BEST_MARK, TIED_MARK, _best_marks
+
+    values = {"X": [0.0] * 6 + [1.0] * 100, "Y": [1.0] * 6 + [0.0] * 20, "Z": [0.0] * 6}
+    per_query = pd.DataFrame(
+        [dict(run_id=r, corpus="c", query_class="a", query_id=f"q{i:03d}", measure="MRR",
+              value=v) for r, vs in values.items() for i, v in enumerate(vs)])
+    rows = pd.DataFrame([dict(run_id=r, run=r, corpus="c", group="g", measure="MRR",
+                              value=sum(vs) / len(vs), tier="A", **{"class": "all"})
+                         for r, vs in values.items()])
+    assert list(rows["value"]) == pytest.approx([100 / 106, 6 / 26, 0.0])
+    marked = mark_ties(rows, per_query, tied_with_best)
+    assert dict(zip(marked["run"], marked["tied"])) == {"X": False, "Y": True, "Z": True}
+    assert _best_marks(marked) == {0: BEST_MARK, 1: TIED_MARK, 2: TIED_MARK}
+    assert list(mark_best(marked)["best"]) == [True, False, False]

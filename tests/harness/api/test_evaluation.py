@@ -73,17 +73,18 @@ def test_data_frames(toy):
 def test_markdown_is_metrics_md_and_latex_names_its_tier(tmp_path, toy):
     toy.write(tmp_path / "toy")
     assert (tmp_path / "toy" / "metrics.md").read_text() == "# toy\n\n" + toy.to_markdown()
-    latex = toy.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy")
+    latex = toy.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy",
+                         measures=["MRR"])
     lines = latex.splitlines()
-    assert lines[0] == "% licence tier A: publishable"
+    assert lines[0] == "% publishable (tier A only)"
     assert r"\caption{Toy: 4 queries \& 1 unanswered}" in lines and r"\label{tab:toy}" in lines
-    assert lines[lines.index(r"\toprule") + 1].startswith(r"corpus & tier & class & n & nDCG@5")
-    assert r"toy & A & all & 4 & " in latex and latex.count(r"\\") == 4
-    mrr = lines[lines.index(r"\midrule") + 3].split(" & ")[4 + toy.measures.index("MRR")]
-    assert mrr == "0.6250"
+    assert lines[lines.index(r"\toprule") + 1] == r"run & \multicolumn{2}{c}{MRR} \\"
+    # MRR over all 4 queries: (1 + 1 + 1/2 + 0) / 4 = 0.625; lookup (q1, q3, q4): 1.5 / 3
+    # (no interval: an Evaluation has none, so its column is empty)
+    assert r"run & 0.625 &  \\" in lines and r"run & 0.500 &  \\" in lines
     internal = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", corpus="my_corpus")
-    assert internal.to_latex().splitlines()[0] == "% licence tier B: internal only, not publishable"
-    assert r"my\_corpus & B & all" in internal.to_latex()
+    assert internal.to_latex().splitlines()[0] == "% INTERNAL: not for publication"
+    assert r"Retrieval results on my\_corpus" in internal.to_latex()
 
 
 def test_html_and_repr(toy):
@@ -207,3 +208,58 @@ def test_an_arm_that_wins_on_every_query_is_starred(tmp_path):
     # the oracle's MRR is 1 on every query: the best (bold), its delta marked significant
     assert re.search(r"\noracle & \\bfseries 1\.000 & [^\n]*& \+\d\.\d{3}\$\^\{\*\}\$",
                      result.to_latex())
+
+
+def test_a_delta_over_different_queries_carries_no_stored_test(tmp_path):
+    """An arm whose claim says it scored 10 queries against a control that scored 20 (runs
+    ingested from elsewhere; :func:`harness.compare` itself scores every run on one qrels):
+    the stored test of the 20-query family does not hold for this pair, so the export's
+    delta has no interval, p or mark, as the warehouse joins a test only when the counts
+    agree."""
+    import copy
+
+    from harness.api.comparison import Comparison
+
+    qrels, runs = make_family(tmp_path, queries=20)
+    result = harness.compare(runs, qrels, ["MRR"], resamples=200)
+    dense = copy.deepcopy(result.evaluations["dense"])
+    for row in dense._doc["rows"]:  # noqa: SLF001 (the claim as ingested from elsewhere)
+        row["n"] = 10
+    mixed = Comparison({"bm25": result.evaluations["bm25"], "dense": dense}, "bm25",
+                       result.intervals, result.comparisons, result.resolution,
+                       result.options)
+    rows = mixed.export(measures=["MRR"]).rows
+    got = rows[(rows["run"] == "dense") & (rows["class"] == "all")].iloc[0]
+    ctl = [v["MRR"] for v in result.evaluations["bm25"].per_query.values()]
+    arm = [v["MRR"] for v in result.evaluations["dense"].per_query.values()]
+    # the delta is still the difference of the two means, each over its 20 queries
+    assert got["n"] == 10
+    assert got["delta"] == pytest.approx(sum(arm) / 20 - sum(ctl) / 20, abs=1e-9)
+    assert math.isnan(got["delta_lower"]) and math.isnan(got["delta_upper"])
+    assert math.isnan(got["p_holm"]) and got["mark"] == ""
+    # the same runs with the counts the test was made on keep their test
+    same = result.export(measures=["MRR"]).rows
+    row = same[(same["run"] == "dense") & (same["class"] == "all")].iloc[0]
+    assert not math.isnan(row["delta_lower"]) and row["mark"] != ""
+
+
+def test_comparison_latex_keeps_one_query_class_when_asked(tmp_path):
+    """``to_latex(query_class=...)`` (the argument callers of the earlier table passed)
+    keeps that class only, as ``warehouse export --class`` does."""
+    qrels, runs = make_family(tmp_path, queries=20)
+    classes = tmp_path / "classes.tsv"
+    classes.write_text("".join(f"q{i:02d}\t{'lookup' if i < 12 else 'summarize'}\n"
+                               for i in range(20)))
+    result = harness.compare(runs, qrels, ["MRR"], resamples=200, query_classes=classes)
+    rows = result.export(measures=["MRR"], query_class="lookup").rows
+    assert set(rows["class"]) == {"lookup"} and list(rows["n"]) == [12, 12, 12]
+    dense = rows[rows["run"] == "dense"].iloc[0]
+    lookup = [v["MRR"] for q, v in result.evaluations["dense"].per_query.items()
+              if int(q[1:]) < 12]
+    assert dense["value"] == pytest.approx(sum(lookup) / 12, abs=1e-9)
+    one = result.to_latex(query_class="lookup", measures=["MRR"])
+    every = result.to_latex(measures=["MRR"])
+    assert "summarize" not in one and "lookup" in one
+    assert "summarize" in every and "lookup" in every
+    with pytest.raises(ValueError, match="unknown class 'nope'"):
+        result.to_latex(query_class="nope")

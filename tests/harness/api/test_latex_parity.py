@@ -44,3 +44,40 @@ def test_api_cli_and_dashboard_latex_are_the_same_bytes(tmp_path):
     assert main([a for a in args[:args.index("--caption")]] + ["--out", str(default)]
                 + args[args.index("--run"):]) == 0
     assert files["latex"] == default.read_text(encoding="utf-8")
+
+
+def test_one_class_of_the_api_is_the_cli_with_that_class(tmp_path):
+    qrels, runs = make_family(tmp_path / "in", queries=20)
+    classes = tmp_path / "classes.tsv"
+    classes.write_text("".join(f"q{i:02d}\t{'lookup' if i < 12 else 'summarize'}\n"
+                               for i in range(20)))
+    result = harness.compare({n: str(p) for n, p in runs.items()}, str(qrels),
+                             measures=["MRR"], control="bm25", licence="MIT", tier="A",
+                             resamples=300, permutations=300, query_classes=str(classes))
+    out = result.write(tmp_path / "results")
+    db = tmp_path / "w.duckdb"
+    for name in ("bm25", "dense", "hybrid"):
+        assert ingest_results(out / name, db_path=db).inserted
+    api = result.to_latex(query_class="lookup")
+    target = tmp_path / "t.tex"
+    assert main(["export", "--view", "publishable", "--format", "latex", "--out", str(target),
+                 "--db", str(db), "--control", "bm25", "--class", "lookup", "--measure", "MRR",
+                 "--run", "bm25", "--run", "dense", "--run", "hybrid"]) == 0
+    assert target.read_text(encoding="utf-8") == api and "summarize" not in api
+
+
+def test_one_run_of_the_api_is_the_cli_export_of_that_run(tmp_path):
+    """``Evaluation.to_latex`` is the warehouse's renderer too: the bytes of ``warehouse
+    export --format latex --run NAME`` (with the run's measures) after ``write`` and
+    ingest."""
+    from tests.harness.api.helpers import TOY, TOY_ARGS
+
+    ev = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", **TOY_ARGS)
+    assert ingest_results(ev.write(tmp_path / ev.name), db_path=tmp_path / "w.duckdb").inserted
+    api = ev.to_latex(caption="Toy: 4 queries & 1 unanswered", label="tab:toy")
+    target = tmp_path / "t.tex"
+    assert main(["export", "--view", "publishable", "--format", "latex", "--out", str(target),
+                 "--db", str(tmp_path / "w.duckdb"), "--run", ev.name,
+                 "--caption", "Toy: 4 queries & 1 unanswered", "--label", "tab:toy",
+                 *[a for m in ev.measures for a in ("--measure", m)]]) == 0
+    assert target.read_text(encoding="utf-8") == api

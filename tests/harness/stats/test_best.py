@@ -35,3 +35,16 @@ def test_the_first_of_equal_means_is_the_best_and_the_other_is_tied():
 def test_unequal_lengths_are_refused():
     with pytest.raises(ValueError):
         tied_with_best({"a": [1.0, 0.0], "b": [1.0]})
+
+
+def test_a_given_reference_is_the_best_even_when_another_mean_is_higher_here():
+    # a table marks "low" best (its mean over all its queries is the highest); over these
+    # shared queries "high" leads, 6 discordant queries one way: exact p = 2 / 2^6
+    result = tied_with_best({"high": BEST, "low": ZERO}, reference="low")
+    assert result["low"].best and not result["high"].best
+    assert result["high"].p == pytest.approx(2 / 2 ** 6) and not result["high"].tied
+
+
+def test_an_unknown_reference_is_refused():
+    with pytest.raises(ValueError, match="reference"):
+        tied_with_best({"a": BEST, "b": ZERO}, reference="c")
