@@ -118,7 +118,7 @@ def test_lint_imports_reads_function_local_imports_with_the_real_contracts(tmp_p
             skeleton["/".join(parts[:i]) + "/__init__.py"] = ""
     skeleton["harness/__main__.py"] = "from harness.cli import main\n"
     skeleton["harness/api/store.py"] = "from warehouse import queries\n"
-    skeleton["harness/api/comparison.py"] = "from warehouse import exports, render\n"
+    skeleton["harness/api/latex.py"] = "from warehouse import exports, render\n"
     skeleton["warehouse/cli.py"] = "from harness.stats import best\n"
     skeleton["ingestion/synthetic/__init__.py"] = ("def generate():\n"
                                                    "    from ingestion.loaders import synthetic\n")
@@ -126,7 +126,7 @@ def test_lint_imports_reads_function_local_imports_with_the_real_contracts(tmp_p
     skeleton["warehouse/queries.py"] = "import duckdb\n"
     skeleton["pages/overview.py"] = "import streamlit\n"
     for stale in ("harness/__main__/__init__.py", "harness/api/store/__init__.py",
-                  "harness/api/comparison/__init__.py", "warehouse/cli/__init__.py",
+                  "harness/api/latex/__init__.py", "warehouse/cli/__init__.py",
                   "ingestion/loaders/synthetic/__init__.py", "warehouse/queries/__init__.py"):
         skeleton.pop(stale, None)
     skeleton["pyproject.toml"] = (REPO / "pyproject.toml").read_text(encoding="utf-8")
