@@ -35,7 +35,7 @@ WAREHOUSE_ENTRY_POINTS = {"ingest_results", "ingest_document"}
 WAREHOUSE_READER = "harness/api/store.py"
 #: the Python API renders its tables with the warehouse's one renderer (same bytes as the
 #: CLI's and the dashboard's exports): the module that does, and what it imports
-TABLE_RENDERER = ("harness/api/comparison.py", {"warehouse.exports": {"assemble"},
+TABLE_RENDERER = ("harness/api/latex.py", {"warehouse.exports": {"assemble"},
                                                 "warehouse.render": {"render_latex"}})
 HEAVY = ("torch", "sentence_transformers", "transformers", "streamlit")
 
