@@ -61,9 +61,12 @@ def run(args) -> int:
     shared = SharedVectors(store)
     pushed = 0
     try:
-        for read, vectors in ((enc.document_texts(documents), encoder.encode_documents(documents)),
-                              (enc.query_texts(queries), encoder.encode_queries(queries))):
-            pushed += shared.push(enc.model_id, digest, [text_sha256(t) for t in read], vectors)
+        shared.index(digest)  # the store answers before anything is embedded
+        for texts, read, encode in (
+                (documents, enc.document_texts(documents), encoder.encode_documents),
+                (queries, enc.query_texts(queries), encoder.encode_queries)):
+            shas = [text_sha256(t) for t in read]
+            pushed += shared.push(enc.model_id, digest, shas, encode(texts))
     except StoreError as exc:
         print(f"error: {exc}; what was pushed stays (push again to complete it)",
               file=sys.stderr)

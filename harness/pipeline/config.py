@@ -222,6 +222,8 @@ def from_args(args) -> ArmConfig:
                                     args.document_prefix))):
         raise ValueError("--model/--dim/--query-prefix/--document-prefix/--embed-header need "
                          "a dense leg (--mode vector or hybrid)")
+    if args.mode == "bm25" and getattr(args, "vectors", None):
+        raise ValueError("--vectors needs a dense leg (--mode vector or hybrid)")
     reranker = args.reranker
     if args.stage == "rerank" and reranker is None:
         reranker = settings.reranker()

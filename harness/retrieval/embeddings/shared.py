@@ -21,7 +21,9 @@ pushing the same vectors write the same keys with the same bytes.
 Nothing pulled is trusted on its own: a block is refused (its texts embedded locally, and
 counted) when its bytes do not hash to its name, its header disagrees with its index or
 with the model asking, its length is not the header's, or a value is not finite.  Every
-read is bounded (:data:`MAX_INDEX_BYTES`, :data:`MAX_BLOCK_BYTES`).
+read is bounded (:data:`MAX_INDEX_BYTES`, :data:`MAX_BLOCK_BYTES`).  A store that cannot be
+reached while pulling is a store that holds nothing: one warning, recorded
+(``unreachable``), and the run embeds what it needs.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from harness.core.canonical import canonical_line
-from harness.core.store import ObjectTooLarge, Store
+from harness.core.store import ObjectTooLarge, Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +106,8 @@ class SharedVectors:
 
     def __init__(self, store: Store):
         self.store = store
-        self.counts = {"pulled": 0, "blocks_verified": 0, "refused": 0, "blocks_refused": 0}
+        self.counts: dict = {"pulled": 0, "blocks_verified": 0, "refused": 0,
+                             "blocks_refused": 0}
         self._indexes: dict[str, dict[str, _Entry]] = {}
 
     def block(self) -> dict:
@@ -139,7 +142,18 @@ class SharedVectors:
     def pull(self, cache, model_id: str, digest: str, shas: Sequence[str],
              dimension: int) -> int:
         """Put into ``cache`` every vector the store holds for ``shas`` and that verifies;
-        the number put."""
+        the number put (0 once the store could not be reached)."""
+        if "unreachable" in self.counts:
+            return 0
+        try:
+            return self._pull(cache, model_id, digest, shas, dimension)
+        except StoreError as exc:
+            log.warning("shared vectors: %s; embedding here what the cache lacks", exc)
+            self.counts["unreachable"] = str(exc)
+            return 0
+
+    def _pull(self, cache, model_id: str, digest: str, shas: Sequence[str],
+              dimension: int) -> int:
         index = self.index(digest)
         wanted: dict[str, list[str]] = defaultdict(list)
         entries: dict[str, _Entry] = {}

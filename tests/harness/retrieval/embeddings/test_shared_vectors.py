@@ -111,6 +111,31 @@ def test_a_tampered_block_is_refused_and_its_texts_embedded_here(
     assert _claims(out) == _claims(cold)
 
 
+def test_an_unreachable_store_is_a_store_that_holds_nothing(tmp_path, corpus, model, cold):
+    out, embedding = _bench(corpus, model, tmp_path, str(tmp_path / "no-such-store"), "away")
+    assert "no such directory" in embedding["shared_vectors"]["unreachable"]
+    assert embedding["shared_vectors"]["pulled"] == 0
+    assert embedding["texts_embedded"] == _unique_texts(cold)
+    assert _claims(out) == _claims(cold)
+
+
+def test_embed_refuses_a_store_it_cannot_reach_before_embedding(tmp_path, corpus, model,
+                                                                  capsys):
+    assert main(["embed", "--corpus", corpus, *model, "--cache-dir", str(tmp_path / "c"),
+                 "--push", str(tmp_path / "no-such-store")]) == 1
+    assert "no such directory" in capsys.readouterr().err
+    from harness.retrieval.embeddings.cache import EmbeddingCache
+
+    with EmbeddingCache(tmp_path / "c") as cache:
+        assert cache.count() == 0  # nothing was embedded
+
+
+def test_vectors_without_a_dense_leg_is_refused(tmp_path, corpus, capsys):
+    assert main(["bench", "--corpus", corpus, "--mode", "bm25", "--vectors", str(tmp_path),
+                 "--out", str(tmp_path / "out"), *ARM]) == 2
+    assert "--vectors needs a dense leg" in capsys.readouterr().err
+
+
 def _one_block(tmp_path: Path) -> tuple[SharedVectors, str, np.ndarray, list[str]]:
     store = DirectoryStore(tmp_path)
     shas = [hashlib.sha256(t.encode()).hexdigest() for t in ("a", "b", "c")]
