@@ -139,6 +139,7 @@ def build_encoder(cfg: ArmConfig):
         from harness.retrieval.embeddings.shared import SharedVectors
 
         encoder.shared = SharedVectors(open_store(cfg.vectors))
+        encoder.stats.shared = encoder.shared.block()  # recorded even when nothing is asked
     return encoder
 
 
