@@ -15,6 +15,7 @@ import pytest
 
 from harness.cli import main
 from harness.core.store import DirectoryStore
+from harness.retrieval.embeddings.cache import EmbeddingCache
 from harness.retrieval.embeddings.shared import SharedVectors, decode_block, encode_block
 from tests.harness.retrieval.tiny import write_static_model
 
@@ -124,8 +125,6 @@ def test_embed_refuses_a_store_it_cannot_reach_before_embedding(tmp_path, corpus
     assert main(["embed", "--corpus", corpus, *model, "--cache-dir", str(tmp_path / "c"),
                  "--push", str(tmp_path / "no-such-store")]) == 1
     assert "no such directory" in capsys.readouterr().err
-    from harness.retrieval.embeddings.cache import EmbeddingCache
-
     with EmbeddingCache(tmp_path / "c") as cache:
         assert cache.count() == 0  # nothing was embedded
 
@@ -136,8 +135,9 @@ def test_vectors_without_a_dense_leg_is_refused(tmp_path, corpus, capsys):
     assert "--vectors needs a dense leg" in capsys.readouterr().err
 
 
-def _one_block(tmp_path: Path) -> tuple[SharedVectors, str, np.ndarray, list[str]]:
-    store = DirectoryStore(tmp_path)
+def _one_block(root: Path) -> tuple[SharedVectors, str, np.ndarray, list[str]]:
+    root.mkdir()
+    store = DirectoryStore(root)
     shas = [hashlib.sha256(t.encode()).hexdigest() for t in ("a", "b", "c")]
     vectors = np.arange(3 * 4, dtype=np.float32).reshape(3, 4) / 8
     shared = SharedVectors(store)
@@ -147,32 +147,25 @@ def _one_block(tmp_path: Path) -> tuple[SharedVectors, str, np.ndarray, list[str
     return SharedVectors(store), digest, vectors, shas
 
 
-class _Cache:
-    """What a pull needs of the embedding cache: ``put``."""
-
-    def __init__(self):
-        self.rows: dict[str, np.ndarray] = {}
-
-    def put(self, model_id, weights, shas, vectors):
-        self.rows.update(zip(shas, vectors))
-
-
 def test_a_pull_puts_exactly_the_asked_vectors(tmp_path):
-    shared, digest, vectors, shas = _one_block(tmp_path)
-    cache = _Cache()
-    assert shared.pull(cache, "m", digest, [shas[2], shas[0], "e" * 64], 4) == 2
-    assert sorted(cache.rows) == sorted([shas[0], shas[2]])
-    assert cache.rows[shas[2]].tolist() == [1.0, 1.125, 1.25, 1.375]  # (8, 9, 10, 11) / 8
-    # another model (or dimension) asking for the same digest is refused, not served
-    assert shared.pull(_Cache(), "other", digest, shas, 4) == 0
-    assert shared.counts["refused"] == 3
+    shared, digest, vectors, shas = _one_block(tmp_path / "store")
+    with EmbeddingCache(tmp_path / "cache") as cache:
+        assert shared.pull(cache, "m", digest, [shas[2], shas[0], "e" * 64], 4) == 2
+        rows = cache.get("m", digest, shas, 4)
+        assert sorted(rows) == sorted([shas[0], shas[2]])
+        assert rows[shas[2]].tolist() == [1.0, 1.125, 1.25, 1.375]  # (8, 9, 10, 11) / 8
+        # another model asking for the same digest is refused, not served
+        assert shared.pull(cache, "other", digest, shas, 4) == 0
+        assert shared.counts["refused"] == 3 and cache.count("other") == 0
 
 
 def test_a_block_larger_than_its_index_says_is_not_read(tmp_path):
-    shared, digest, _, shas = _one_block(tmp_path)
-    [block] = (tmp_path / "vectors" / digest / "blocks").iterdir()
+    shared, digest, _, shas = _one_block(tmp_path / "store")
+    [block] = (tmp_path / "store" / "vectors" / digest / "blocks").iterdir()
     block.write_bytes(block.read_bytes() + b"\0" * 4096)  # grown after it was indexed
-    assert shared.pull(_Cache(), "m", digest, shas, 4) == 0
+    with EmbeddingCache(tmp_path / "cache") as cache:
+        assert shared.pull(cache, "m", digest, shas, 4) == 0
+        assert cache.count() == 0
     assert (shared.counts["blocks_refused"], shared.counts["refused"]) == (1, 3)
 
 
