@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "answer": "harness.cli.answer",
     "demo": "harness.cli.demo",
     "submit": "harness.cli.submit",
+    "embed": "harness.cli.embed",
 }
 
 

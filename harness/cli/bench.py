@@ -94,6 +94,11 @@ def add_arguments(p) -> None:
                         "(dense leg only)")
     g.add_argument("--cache-dir", default=None,
                    help="embedding cache directory (default: $HARNESS_CACHE or ./cache)")
+    g.add_argument("--vectors", default=None, metavar="URL",
+                   help="team store to pull vectors from before embedding (s3://bucket/prefix, "
+                        "file:///path or a directory; written by `harness embed --push`): "
+                        "each block is verified against its digest, only what is missing or "
+                        "refused is embedded here")
     from harness.retrieval.embeddings.devices import DEVICE_HELP
 
     g.add_argument("--device", default="auto", metavar="auto|cpu|cuda[:N]", help=DEVICE_HELP)

@@ -75,6 +75,8 @@ class ArmConfig:
     binary: bool = False
     max_words: int = DEFAULT_MAX_WORDS
     cache_dir: str | None = None
+    #: a team store to pull vectors from before embedding (harness.retrieval.embeddings.shared)
+    vectors: str | None = None
     #: where torch encoders run: auto | cpu | cuda[:N] (harness.retrieval.embeddings.devices)
     device: str = "auto"
     #: ``as-given`` (the model named) or ``certified`` (the fastest cheaper profile certified
@@ -220,6 +222,8 @@ def from_args(args) -> ArmConfig:
                                     args.document_prefix))):
         raise ValueError("--model/--dim/--query-prefix/--document-prefix/--embed-header need "
                          "a dense leg (--mode vector or hybrid)")
+    if args.mode == "bm25" and getattr(args, "vectors", None):
+        raise ValueError("--vectors needs a dense leg (--mode vector or hybrid)")
     reranker = args.reranker
     if args.stage == "rerank" and reranker is None:
         reranker = settings.reranker()
@@ -255,6 +259,7 @@ def from_args(args) -> ArmConfig:
         binary=args.binary_relevance,
         max_words=args.max_words,
         cache_dir=args.cache_dir,
+        vectors=getattr(args, "vectors", None),
         device=getattr(args, "device", None) or "auto",
         precision=getattr(args, "precision", None) or "as-given",
         certificates=getattr(args, "certificates", None),

@@ -104,37 +104,50 @@ def load_corpora(cfg: ArmConfig) -> list:
     return [load_corpus(spec) for spec in cfg.corpus_specs]
 
 
+def build_encoder(cfg: ArmConfig):
+    """The cached encoder of the arm's dense leg (None without one); with ``cfg.vectors``
+    it pulls what the team store holds before embedding anything."""
+    if not cfg.uses_dense:
+        return None
+    from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
+    from harness.retrieval.embeddings.models import LazyEncoder, load_encoder
+    from harness.retrieval.embeddings.profiles import DERIVED_KINDS, resolve_profile
+
+    profile = resolve_profile(cfg.model, dim=cfg.dim, query_prefix=cfg.query_prefix,
+                              document_prefix=cfg.document_prefix)
+    # a model with weights is loaded on the first text the cache lacks (none: no load)
+    certificate = None
+    if cfg.precision == "certified":
+        from harness.retrieval.embeddings.certified import choose
+
+        certificate = choose(cfg.certificate_dir, profile.model_id, cfg.device)
+        profile = resolve_profile(certificate.new)
+    else:
+        from harness.retrieval.embeddings.certified import note_offer
+
+        note = note_offer(cfg.certificate_dir, profile.model_id, cfg.device)
+        if note:
+            print(note, file=sys.stderr, flush=True)
+    model = (LazyEncoder(profile, device=cfg.device) if profile.kind not in DERIVED_KINDS
+             else load_encoder(profile, device=cfg.device))
+    if certificate is not None:
+        model.certificate = certificate.claim_block()
+    encoder = CachedEncoder(model, EmbeddingCache(cfg.resolved_cache_dir),
+                            progress=cfg.progress)
+    if cfg.vectors:
+        from harness.core.store import open_store
+        from harness.retrieval.embeddings.shared import SharedVectors
+
+        encoder.shared = SharedVectors(open_store(cfg.vectors))
+        encoder.stats.shared = encoder.shared.block()  # recorded even when nothing is asked
+    return encoder
+
+
 def build_backend(cfg: ArmConfig):
     """The configured backend with its encoder (when a dense leg is needed)."""
     from harness.retrieval.backends import backend_class
 
-    encoder = None
-    if cfg.uses_dense:
-        from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-        from harness.retrieval.embeddings.models import LazyEncoder, load_encoder
-        from harness.retrieval.embeddings.profiles import DERIVED_KINDS, resolve_profile
-
-        profile = resolve_profile(cfg.model, dim=cfg.dim, query_prefix=cfg.query_prefix,
-                                  document_prefix=cfg.document_prefix)
-        # a model with weights is loaded on the first text the cache lacks (none: no load)
-        certificate = None
-        if cfg.precision == "certified":
-            from harness.retrieval.embeddings.certified import choose
-
-            certificate = choose(cfg.certificate_dir, profile.model_id, cfg.device)
-            profile = resolve_profile(certificate.new)
-        else:
-            from harness.retrieval.embeddings.certified import note_offer
-
-            note = note_offer(cfg.certificate_dir, profile.model_id, cfg.device)
-            if note:
-                print(note, file=sys.stderr, flush=True)
-        model = (LazyEncoder(profile, device=cfg.device) if profile.kind not in DERIVED_KINDS
-                 else load_encoder(profile, device=cfg.device))
-        if certificate is not None:
-            model.certificate = certificate.claim_block()
-        encoder = CachedEncoder(model, EmbeddingCache(cfg.resolved_cache_dir),
-                                progress=cfg.progress)
+    encoder = build_encoder(cfg)
     cls = backend_class(cfg.backend)
     return cls(k1=cfg.k1, b=cfg.b, encoder=encoder, progress=cfg.progress,
                **dict(cfg.backend_options)), encoder

@@ -271,10 +271,13 @@ class EmbedStats:
 
     #: what the cache did besides serving rows (EmbeddingCache.events), when anything
     cache: dict = field(default_factory=dict)
+    #: vectors pulled from a team store (SharedVectors.block), when one is given
+    shared: dict = field(default_factory=dict)
 
     def block(self) -> dict:
         return {
             **({"cache": dict(self.cache)} if self.cache else {}),
+            **({"shared_vectors": dict(self.shared)} if self.shared else {}),
             "texts_embedded": sum(self.embedded.values()),
             "texts_from_cache": sum(self.from_cache.values()),
             "by_role": {role: {"requested": self.requested.get(role, 0),
@@ -294,9 +297,12 @@ def _max_tokens(enc) -> int | None:
 class CachedEncoder:
     """An encoder behind the cache: only texts the cache lacks reach the model.
 
-    ``cache=None`` embeds everything (still counted).  Documents get an estimate before the
-    first block and a bar from it (:mod:`harness.retrieval.embeddings.progress`, on stderr);
-    query batches are small and silent.
+    ``cache=None`` embeds everything (still counted).  ``shared``
+    (:class:`harness.retrieval.embeddings.shared.SharedVectors`) is asked for what the cache
+    lacks before anything is embedded; what it pulls lands in the cache, verified.
+    Documents get an estimate before the first block and a bar from it
+    (:mod:`harness.retrieval.embeddings.progress`, on stderr); query batches are small and
+    silent.
     """
 
     def __init__(self, encoder, cache: EmbeddingCache | None, block_size: int = 1024,
@@ -306,6 +312,7 @@ class CachedEncoder:
         self.block_size = block_size
         self.progress = progress
         self.stats = EmbedStats()
+        self.shared = None
 
     @property
     def label(self) -> str:
@@ -337,6 +344,12 @@ class CachedEncoder:
         key = getattr(enc, "embedding_sha256", enc.weights_sha256)
         if self.cache is not None and first:
             vectors = self.cache.get(enc.model_id, key, list(first), enc.dimension)
+            if self.shared is not None:
+                lacking = [sha for sha in first if sha not in vectors]
+                if lacking and self.shared.pull(self.cache, enc.model_id, key, lacking,
+                                                enc.dimension):
+                    vectors.update(self.cache.get(enc.model_id, key, lacking, enc.dimension))
+                self.stats.shared = self.shared.block()
         missing = [sha for sha in first if sha not in vectors]
         # similar lengths per block keep padding (and so cost) low; the order is total
         missing.sort(key=lambda sha: (-len(texts[first[sha]]), sha))

