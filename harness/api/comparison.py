@@ -53,8 +53,12 @@ class Comparison:
 
     def __init__(self, evaluations: dict[str, Evaluation], control: str,
                  intervals: dict[str, dict], comparisons: dict | None,
-                 resolution: list[dict], options: StatsOptions):
+                 resolution: list[dict], options: StatsOptions,
+                 measures: tuple[str, ...] | None = None):
         self.evaluations = evaluations
+        #: the measures asked for: a table's default columns (every run also reports
+        #: Judged@10, which a table shows only when asked or when no measures were given)
+        self.measures = measures
         self.control = control
         self.intervals = intervals
         self.comparisons = comparisons
@@ -97,7 +101,7 @@ class Comparison:
         return frame.astype({c: "Int64" for c in INTEGER_COLUMNS})
 
     def _table(self, measures=None, query_class: str = "all"):
-        measures = list(measures or self.evaluations[self.control].measures)
+        measures = list(measures or self.measures or self.evaluations[self.control].measures)
         frame = self.to_dataframe()
         corpus = self.evaluations[self.control].headline_corpus
         head = ["system", *measures]
@@ -125,7 +129,8 @@ class Comparison:
         (``--class`` for ``query_class``) and the dashboard render, built from these runs in
         memory."""
         return export_of(self.evaluations, self.control, self.intervals, self.comparisons,
-                         measures=measures, caption=caption, label=label, columns=columns,
+                         measures=measures or self.measures, caption=caption, label=label,
+                         columns=columns,
                          query_class=query_class)
 
     def to_latex(self, caption: str | None = None, label: str | None = None, *,
@@ -201,4 +206,6 @@ def compare(runs: Mapping[str, object], qrels, measures=None, *, control: str | 
         doc = comparisons_document(recorded[control], arms, options)
         comparisons = _as_written(doc, "comparisons.json")
         resolution = resolution_rows(recorded[control], arms, comparisons)
-    return Comparison(evaluations, control, intervals, comparisons, resolution, options)
+    chosen = measure_names(measures)
+    return Comparison(evaluations, control, intervals, comparisons, resolution, options,
+                      measures=tuple(chosen) if chosen else None)

@@ -76,6 +76,14 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     "MRR", "MRR@10", "AP", "Success@1", JUDGED,
 )
 
+def reported(names: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The measures a scored run reports: those asked for, then Judged@10 when they omit it,
+    so every run says how much of its top 10 the qrels judge (an HTTP system whose results
+    fall outside the qrels is visibly under-judged, not silently scored low)."""
+    asked = DEFAULT_MEASURES if names is None else tuple(names)
+    return asked if JUDGED in asked else (*asked, JUDGED)
+
+
 #: the columns of a delta table (``harness compare``)
 COMPARE_MEASURES: tuple[str, ...] = ("nDCG@10", "nDCG@5", "MRR", "R@10")
 

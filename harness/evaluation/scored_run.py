@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from harness.claims.metrics import METRICS_JSON, QRELS, MetricsClaim
 from harness.core.canonical import Columns, canonical_lines
 from harness.core.markdown import md_escape
-from harness.core.measures import resolve
+from harness.core.measures import reported, resolve
 from harness.core.tiers import UNKNOWN_LICENCE, declared_tier
 from harness.evaluation.results import render_results, write_results
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
@@ -133,7 +133,7 @@ def score_run(
     ``classes_source``.
     """
     tier, evidence = declared_tier(licence, tier, corpus)
-    resolved = resolve(measures)
+    resolved = resolve(reported(measures))
     names = [m.name for m in resolved]
     classes = dict(query_classes or {})
     strays = sorted(set(classes) - set(judgements))

@@ -43,7 +43,7 @@ from harness.pipeline.systems import repeat_retrieval, system_claim
 from harness.retrieval.prepared.prepared_cache import attach_index_cache, prepare_run
 from harness.retrieval.embeddings.provenance import certify_mixed, index_block, refuse_mixed
 from harness.retrieval.fusion import fuse
-from harness.core.measures import resolve
+from harness.core.measures import reported, resolve
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
 from harness.claims.metrics import QRELS, MetricsClaim
@@ -270,7 +270,7 @@ def measure_arm(cfg: ArmConfig, ix: OpenIndex, phases: dict, started: float, *,
                 runinfo_extra: dict | None = None) -> ArmOutcome:
     """Retrieve, score and write one arm over an open index (``harness sweep`` runs several
     arms over one); ``runinfo_extra`` adds to runinfo.json, never to the claim."""
-    measures = resolve(cfg.measures)
+    measures = resolve(reported(cfg.measures))
     tick = time.perf_counter()
     lists, calib, latency = retrieve_queries(cfg, ix.backend, ix.queries, ix.doc_file,
                                              ix.doc_text, ix.reranker)

@@ -51,8 +51,10 @@ def test_judgement_counts_and_provenance(toy):
 
 def test_measures_are_chosen_by_name(toy):
     ev = harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", ["MRR", "nDCG@10"])
-    assert ev.measures == ("MRR", "nDCG@10")
-    assert harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", "AP").measures == ("AP",)
+    # the measures asked for, then Judged@10, which every scored run reports
+    assert ev.measures == ("MRR", "nDCG@10", "Judged@10")
+    assert harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", "AP").measures == ("AP",
+                                                                                  "Judged@10")
     with pytest.raises(ValueError, match="unknown measure 'ndcg'; known measures"):
         harness.evaluate(TOY / "run.txt", TOY / "qrels.txt", ["ndcg"])
 
@@ -166,7 +168,8 @@ def test_comparison_tables_and_what_the_gold_set_could_resolve(tmp_path):
     qrels, runs = make_family(tmp_path, queries=20)
     result = harness.compare(runs, qrels, ["MRR", "nDCG@10"], resamples=500, licence="CC0-1.0")
     frame = result.to_dataframe()
-    assert len(frame) == 3 * 2 and set(frame.system) == {"bm25", "dense", "hybrid"}
+    # three systems x (the two measures asked for + Judged@10, which every run reports)
+    assert len(frame) == 3 * 3 and set(frame.system) == {"bm25", "dense", "hybrid"}
     control = frame[frame.control]
     assert control.p.isna().all() and control.delta.isna().all()
     row = frame[(frame.system == "dense") & (frame.measure == "MRR")].iloc[0]

@@ -56,3 +56,22 @@ def test_judged_agrees_with_ir_measures_on_random_runs():
     for q in ours:
         assert ours[q][JUDGED] == pytest.approx(theirs[q], abs=1e-12)
     assert len({round(v, 6) for v in theirs.values()}) > 5  # the runs differ in judged share
+
+
+def test_every_scored_run_reports_judged_even_when_the_measures_omit_it():
+    from harness.core.measures import reported
+    from harness.evaluation.scored_run import score_run
+
+    assert reported(["MRR"]) == ("MRR", JUDGED)
+    assert reported(["MRR", JUDGED, "AP"]) == ("MRR", JUDGED, "AP")
+    assert reported(None) == DEFAULT_MEASURES
+    # an HTTP system answering outside the qrels: 1 of 4 judged for q1, none for q2
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d5": 1}}
+    run = {"q1": {"x1": 4.0, "d2": 3.0, "x2": 2.0, "x3": 1.0}, "q2": {"y": 1.0}}
+    scored = score_run(qrels, run, ["MRR"], corpus="toy", control_name="sys",
+                       qrels_sha256="0" * 64, run_sha256="1" * 64, licence="CC0-1.0")
+    assert scored.measures == ("MRR", JUDGED)
+    assert scored.result is not None
+    assert scored.result.per_query["q1"][JUDGED] == 1 / 4
+    assert scored.result.per_query["q2"][JUDGED] == 0.0
+    assert scored.result.mean(JUDGED) == pytest.approx(1 / 8)

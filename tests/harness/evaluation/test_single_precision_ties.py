@@ -108,7 +108,8 @@ def test_harness_score_and_rankings_jsonl_agree(tmp_path, high, low, other):
                  "--measures", "MRR", "Success@1", "--no-warehouse"]) == 0
     doc = json.loads((out / "metrics.json").read_text())
     (row,) = [r for r in doc["rows"] if r["query_class"] == "all"]
-    assert row["metrics"] == {"MRR": MRR_B_SECOND, "Success@1": 0.0}
+    # Judged@10, reported by every run: one of the two retrieved documents is judged
+    assert row["metrics"] == {"MRR": MRR_B_SECOND, "Success@1": 0.0, "Judged@10": 0.5}
     ranked = [json.loads(line) for line in (out / "rankings.jsonl").read_text().splitlines()]
     assert [(r["doc_id"], r["rank"]) for r in ranked] == [(other, 1), ("b", 2)]
 
@@ -123,11 +124,11 @@ def test_api_evaluate_and_compare_from_files_dicts_and_dataframes(tmp_path, othe
     qrels_frame = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
     for r, q in ((run_file, qrels_file), (run, QRELS), (frame, qrels_frame)):
         evaluation = harness.evaluate(r, q, ["MRR"], corpus="c")
-        assert evaluation.per_query == {"q1": {"MRR": MRR_B_SECOND}}
+        assert evaluation.per_query == {"q1": {"MRR": MRR_B_SECOND, "Judged@10": 0.5}}
     comparison = harness.compare({"file": run_file, "dict": run, "frame": frame}, QRELS, ["MRR"],
                                  corpus="c", resamples=200, permutations=200)
     for evaluation in comparison.evaluations.values():
-        assert evaluation.per_query == {"q1": {"MRR": MRR_B_SECOND}}
+        assert evaluation.per_query == {"q1": {"MRR": MRR_B_SECOND, "Judged@10": 0.5}}
 
 
 @pytest.mark.parametrize("other", ["a", "z"])
