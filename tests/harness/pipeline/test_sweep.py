@@ -43,6 +43,7 @@ def _arms_file(path, arms):
     return path
 
 
+@pytest.mark.model  # the hybrid arms embed with MiniLM
 def test_each_sweep_arm_is_byte_identical_to_its_own_bench(specs, tmp_path):
     shared = _shared(specs, tmp_path / "cache")
     arms = _arms_file(tmp_path / "arms.txt", ARMS)
@@ -62,6 +63,7 @@ def test_each_sweep_arm_is_byte_identical_to_its_own_bench(specs, tmp_path):
     assert "fusion (and rerank) only" in method
 
 
+@pytest.mark.model  # the hybrid arms embed with MiniLM
 def test_without_shared_legs_every_arm_searches_its_own(specs, tmp_path):
     arms = _arms_file(tmp_path / "arms.txt", {k: ARMS[k] for k in ("rrf-30", "norm-zscore")})
     assert main(["sweep", "--arms", str(arms), "--out", str(tmp_path / "sweep"),
