@@ -399,8 +399,50 @@ def canonical_lines(rows: Iterable[Any]) -> str:
         return "".join([canonical_line(row) + "\n" for row in rows])
 
 
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+class Parts(tuple[str, ...]):
+    """A text held as parts that join to it: a large JSONL file (a million queries' per-query
+    values) is never one string, nor one bytes object, in memory."""
+
+    __slots__ = ()
+
+
+#: rows per part of :func:`canonical_parts`, and characters per slice of :func:`text_slices`
+PART_ROWS = 1 << 15
+SLICE_CHARS = 1 << 20
+
+
+def canonical_parts(rows: Sequence[Any]) -> Parts:
+    """:func:`canonical_lines` of ``rows`` as :class:`Parts` of :data:`PART_ROWS` rows each
+    (the same bytes when joined, and the same error for a bad row)."""
+    if isinstance(rows, Columns):
+        return Parts(canonical_lines(Columns({n: c[i:i + PART_ROWS]
+                                              for n, c in zip(rows.names, rows.columns)}))
+                     for i in range(0, len(rows), PART_ROWS))
+    rows = rows if isinstance(rows, list) else list(rows)
+    return Parts(canonical_lines(rows[i:i + PART_ROWS]) for i in range(0, len(rows), PART_ROWS))
+
+
+def text_slices(text: str | Parts) -> Iterator[str]:
+    """``text`` as slices of at most :data:`SLICE_CHARS` characters, in order: what is
+    hashed or written a slice at a time, so no full-size encoded copy is ever made."""
+    for part in text if isinstance(text, Parts) else (text,):
+        if len(part) <= SLICE_CHARS:
+            yield part
+        else:
+            yield from (part[i:i + SLICE_CHARS] for i in range(0, len(part), SLICE_CHARS))
+
+
+def joined(text: str | Parts) -> str:
+    """``text`` as one string."""
+    return "".join(text) if isinstance(text, Parts) else text
+
+
+def sha256_text(text: str | Parts) -> str:
+    """sha256 of ``text``'s UTF-8 bytes, encoded a slice at a time."""
+    digest = hashlib.sha256()
+    for piece in text_slices(text):
+        digest.update(piece.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def sha256_file(path: str | os.PathLike[str], chunk_size: int = 1 << 20) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.core import settings
-from harness.core.canonical import canonical_json
+from harness.core.canonical import Parts, canonical_json, sha256_text
 from harness.core.atomic import write_files
 from harness.core.outputs import check_file
 
@@ -104,11 +104,11 @@ def signature_text(files: Mapping[str, str], private_key: Any) -> str:
         "signature": base64.b64encode(sig).decode("ascii")})
 
 
-def _sha(data: str | bytes) -> str:
-    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+def _sha(data: str | Parts | bytes) -> str:
+    return hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else sha256_text(data)
 
 
-def sign_texts(texts: Mapping[str, str | bytes]) -> dict[str, str]:
+def sign_texts(texts: Mapping[str, str | Parts | bytes]) -> dict[str, str]:
     """``{"signature.json": text}`` over the claim files among ``texts`` when
     ``$HARNESS_SIGNING_KEY`` is set, else ``{}`` (a directory is then written unsigned)."""
     path = settings.signing_key()

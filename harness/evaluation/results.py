@@ -32,7 +32,7 @@ from harness.claims import ComparisonsClaim, IntervalsClaim
 from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
                                     RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
 from harness.core.atomic import replace_directory
-from harness.core.canonical import canonical_lines, sha256_text
+from harness.core.canonical import Parts, canonical_parts, joined, sha256_text, text_slices
 from harness.core.outputs import MARKER, OutputFailed, check_directory, marker_files, marker_text
 from harness.core.signing import SIGNATURE_FILE, sign_texts
 
@@ -47,10 +47,6 @@ def host_info() -> dict:
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
     }
-
-
-def _jsonl_text(rows) -> str:
-    return canonical_lines(rows)
 
 
 #: claim files other commands add to a results directory later (``harness intervals``) and
@@ -95,7 +91,7 @@ def check_out_directory(out_dir, new_names=(), *, flag: str = "--out", inputs=()
                            flag=flag, inputs=inputs)
 
 
-def write_directory(out_dir, files: Mapping[str, str],
+def write_directory(out_dir, files: Mapping[str, str | Parts],
                     runinfo: Mapping[str, Any] | None = None) -> Path:
     """Write ``files`` (plain name -> text) and ``runinfo.json`` as one directory, atomically.
 
@@ -105,7 +101,7 @@ def write_directory(out_dir, files: Mapping[str, str],
     :func:`harness.core.atomic.recover_stale`.
     An existing ``out_dir`` is replaced only when :func:`check_out_directory` allows it.
     """
-    texts = {}
+    texts: dict[str, str | Parts] = {}
     for name, text in files.items():
         if name in (RUNINFO, SIGNATURE_FILE) or Path(name).name != name or name.startswith("."):
             raise ValueError(f"results file name {name!r} is reserved or not a plain name")
@@ -122,7 +118,9 @@ def write_directory(out_dir, files: Mapping[str, str],
     def build(staging: Path) -> None:
         for name, text in texts.items():
             try:
-                (staging / name).write_text(text, encoding="utf-8", newline="")
+                with (staging / name).open("w", encoding="utf-8", newline="") as handle:
+                    for piece in text_slices(text):  # never one full-size encoded copy
+                        handle.write(piece)
             except OSError as exc:
                 raise OutputFailed(f"--out {out}: cannot write {name} ({exc.strerror or exc}); "
                                    f"nothing was written and {out} is as it was") from None
@@ -142,11 +140,18 @@ def render_results(
     """``(claim, files)``: every file of a results directory rendered (plain name -> text),
     the claim pinning the files it summarises (:data:`~harness.claims.metrics.PINNED_FILES`)
     and validated (``source`` names it in an error).  Nothing is written."""
-    files = {METRICS_MD: metrics_md}
+    claim, files = _rendered(metrics, metrics_md, per_query, rankings, extra_files, source)
+    return claim, {name: joined(text) for name, text in files.items()}
+
+
+def _rendered(metrics, metrics_md, per_query, rankings, extra_files,
+              source) -> tuple[MetricsClaim, dict[str, str | Parts]]:
+    """:func:`render_results` with the large JSONL files kept as :class:`Parts`."""
+    files: dict[str, str | Parts] = {METRICS_MD: metrics_md}
     if per_query is not None:
-        files[PER_QUERY] = _jsonl_text(per_query)
+        files[PER_QUERY] = canonical_parts(per_query)
     if rankings is not None:
-        files[RANKINGS] = _jsonl_text(rankings)
+        files[RANKINGS] = canonical_parts(rankings)
     for name, text in (extra_files or {}).items():
         if name in files or name == METRICS_JSON:
             raise ValueError(f"extra results file name {name!r} is reserved or not a plain name")
@@ -172,9 +177,8 @@ def write_results(
     """Write the whole results directory atomically (:func:`write_directory`); returns its
     path.  Every file is rendered first (:func:`render_results`): the claim pins the files
     it summarises and is validated before anything is written."""
-    claim, files = render_results(metrics, metrics_md=metrics_md, per_query=per_query,
-                                  rankings=rankings, extra_files=extra_files,
-                                  source=str(Path(out_dir) / METRICS_JSON))
+    claim, files = _rendered(metrics, metrics_md, per_query, rankings, extra_files,
+                             str(Path(out_dir) / METRICS_JSON))
     info = dict(runinfo or {})
     info["run_id"] = claim.identity()
     return write_directory(out_dir, files, info)

@@ -49,6 +49,8 @@ from harness.evaluation.judged import judged_values, top_ids
 JUDGED_ENGINE = "harness.evaluation.judged"
 
 ENGINE_NAME = "pytrec_eval_terrier"
+#: queries trec_eval scores per call (bounds the engine's per-query output held at once)
+EVAL_BATCH = 1 << 14
 SEMANTICS = (
     "trec_eval -c: every qrels query is scored; an unanswered query scores 0 and is counted; "
     "queries without a relevant document are dropped and counted"
@@ -645,44 +647,55 @@ def score(
             raise RuntimeError(f"{ENGINE_NAME} returned no values for queries {lost[:5]}")
         return values
 
-    def run_at(cutoff):
-        return full if cutoff is None else {q: cut(q, cutoff) for q in full}
+    def run_at(cutoff, batch):
+        docs = {q: full[q] for q in batch if q in full}
+        return docs if cutoff is None else {q: cut(q, cutoff) for q in docs}
 
-    evaluated: dict[int | None, dict] = {}
+    def evaluated_batch(batch: list[str]) -> dict[int | None, dict]:
+        """trec_eval's values for the queries of ``batch``, per run cut-off."""
+        evaluated: dict[int | None, dict] = {}
+        for cutoff, specs in trec_measures.items():
+            trec_run = run_at(cutoff, batch)
+            if not trec_run:
+                evaluated[cutoff] = {}
+                continue
+            try:
+                evaluated[cutoff] = evaluate(trec_run, specs)
+            except TypeError:  # an id or a value trec_eval cannot read
+                _diagnose(judgeable, full)
+                # valid numbers of a type trec_eval does not take (numpy float32 ...): re-rank
+                for query_id in sorted(untied):
+                    ordered[query_id] = _normalise(run[query_id], False, query_id, cache)
+                    full[query_id] = rank_scores(ordered[query_id])
+                untied.clear()
+                evaluated[cutoff] = evaluate(run_at(cutoff, batch), specs)
+        return evaluated
+
     trec_measures: dict[int | None, set[str]] = {}
     by_trec = [m for m in resolved if m.by_trec_eval]
     for m in by_trec:
         trec_measures.setdefault(m.run_cutoff, set()).add(m.trec_measure)
-    for cutoff, specs in trec_measures.items():
-        evaluated[cutoff] = {}
-        if not full:
-            continue
-        try:
-            evaluated[cutoff] = evaluate(run_at(cutoff), specs)
-        except TypeError:  # an id or a value trec_eval cannot read
-            _diagnose(judgeable, full)
-            # valid numbers of a type trec_eval does not take (numpy float32 ...): re-rank
-            for query_id in sorted(untied):
-                ordered[query_id] = _normalise(run[query_id], False, query_id, cache)
-                full[query_id] = rank_scores(ordered[query_id])
-            untied.clear()
-            evaluated[cutoff] = evaluate(run_at(cutoff), specs)
 
-    # every judgeable query gets every measure: 0.0 where the run did not answer (-c)
+    # every judgeable query gets every measure: 0.0 where the run did not answer (-c).
+    # trec_eval sees EVAL_BATCH queries at a time, and its values become rows at once:
+    # its own per-query dicts never exist for the whole run.
     names = [m.name for m in by_trec]
-    groups = [
-        (evaluated[cutoff], [m.name for m in by_trec if m.run_cutoff == cutoff],
-         [m.trec_key for m in by_trec if m.run_cutoff == cutoff])
-        for cutoff in trec_measures
-    ]
+    columns_keys = [([m.name for m in by_trec if m.run_cutoff == cutoff],
+                     [m.trec_key for m in by_trec if m.run_cutoff == cutoff])
+                    for cutoff in trec_measures]
     per_query: dict[str, dict[str, float]] = {}
     zeros = [0.0] * len(names)
-    for query_id in sorted(judgeable):
-        row: dict[str, float] = {}
-        for values, columns, keys in groups:
-            found = values.get(query_id)
-            row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
-        per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
+    queries = sorted(judgeable)
+    for start in range(0, len(queries), EVAL_BATCH):
+        batch = queries[start:start + EVAL_BATCH]
+        groups = [(values, *ck) for values, ck in zip(evaluated_batch(batch).values(),
+                                                       columns_keys)]
+        for query_id in batch:
+            row: dict[str, float] = {}
+            for values, columns, keys in groups:
+                found = values.get(query_id)
+                row.update(zip(columns, zeros if found is None else map(found.__getitem__, keys)))
+            per_query[query_id] = row if len(groups) == 1 else {n: row[n] for n in names}
     if JUDGED in (m.name for m in resolved):
         judged = judged_values(per_query, judgeable,
                                {q: top_ids(ranking_of(q, JUDGED_DEPTH)) for q in full})

@@ -84,3 +84,28 @@ def test_unrounded_floats_keep_every_digit_and_plain_floats_do_not():
     assert canonical_line([Unrounded(0.25), Unrounded(-0.0), 1 / 3]) == "[0.25,0.0,0.3333333333]"
     with pytest.raises(ValueError, match="non-finite"):
         canonical_line(Unrounded(math.inf))
+
+
+def test_parts_join_to_the_lines_and_hash_as_the_joined_text(monkeypatch):
+    """A large JSONL file is held as parts: the same bytes and the same sha256 as one
+    string, whatever the part and slice sizes (set tiny here so every boundary is crossed)."""
+    import hashlib
+
+    import harness.core.canonical as canonical
+    from harness.core.canonical import Columns, Parts, canonical_lines, canonical_parts, joined
+
+    monkeypatch.setattr(canonical, "PART_ROWS", 3)
+    monkeypatch.setattr(canonical, "SLICE_CHARS", 7)
+    rows = [{"q": f"q{i}", "v": i / 7, "s": "é✓" * (i % 3), "n": None if i % 2 else i}
+            for i in range(10)]
+    columns = Columns({k: [r[k] for r in rows] for k in ("q", "v", "s", "n")})
+    for given in (rows, columns):
+        parts = canonical_parts(given)
+        assert isinstance(parts, Parts) and len(parts) == 4  # 3 + 3 + 3 + 1 rows
+        assert joined(parts) == canonical_lines(given) == canonical_lines(rows)
+        expected = hashlib.sha256(canonical_lines(rows).encode("utf-8")).hexdigest()
+        assert sha256_text(parts) == expected == sha256_text(canonical_lines(rows))
+    assert canonical_parts([]) == Parts() and joined(Parts()) == ""
+    # a bad row raises the error one string would
+    with pytest.raises(ValueError, match="non-finite"):
+        canonical_parts(rows + [{"q": "x", "v": math.nan, "s": "", "n": 1}])

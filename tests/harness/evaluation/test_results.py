@@ -79,15 +79,16 @@ def test_an_exception_mid_write_leaves_the_previous_directory_intact(tmp_path, m
     out = write(tmp_path / "run", 0.5)
     before = listing(out)
     calls = {"n": 0}
-    real = Path.write_text
+    real = Path.open
 
-    def failing(self, *args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:  # the first file is written, the second (per_query.jsonl) is not
-            raise OSError("disk full")
-        return real(self, *args, **kwargs)
+    def failing(self, mode="r", *args, **kwargs):
+        if "w" in mode:
+            calls["n"] += 1
+            if calls["n"] == 2:  # the first file is written, the second (per_query.jsonl) not
+                raise OSError("disk full")
+        return real(self, mode, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "write_text", failing)
+    monkeypatch.setattr(Path, "open", failing)
     from harness.core.outputs import OutputFailed
 
     # a located refusal (exit 2 from the CLI) naming the directory and the file

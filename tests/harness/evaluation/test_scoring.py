@@ -394,3 +394,31 @@ def test_mapping_negative_labels_to_zero_changes_no_harness_measure_in_trec_eval
     # bpref = mean over relevant r of 1 - (judged non-relevant above r) / min(R, N), R = 2
     assert minus.evaluate(ranked)["q"]["bpref"] == ((1 - 0 / 1) + (1 - 1 / 1)) / 2  # N = 1
     assert zero.evaluate(ranked)["q"]["bpref"] == ((1 - 1 / 2) + (1 - 2 / 2)) / 2  # N = 2
+
+
+def test_scoring_in_batches_gives_the_values_of_one_call(monkeypatch):
+    """trec_eval scores EVAL_BATCH queries per call (bounded memory): batches of 2 give
+    pytrec_eval's values of one call over the whole run, per query and every measure
+    (MRR@10 takes its second, cut pass per batch too), unanswered queries included."""
+    import numpy as np
+
+    import harness.evaluation.scoring as scoring
+
+    rng = random.Random(11)
+    qrels = {f"q{i}": {f"d{j}": rng.randrange(3) for j in rng.sample(range(40), 6)}
+             for i in range(9)}
+    for docs in qrels.values():
+        docs[next(iter(docs))] = 1
+    run = {q: {f"d{j}": rng.random() for j in rng.sample(range(40), 15)}
+           for q in list(qrels)[:7]}  # q7, q8 unanswered
+    run["q3"] = {d: np.float32(s) for d, s in run["q3"].items()}  # the re-rank fallback
+    measures = list(DEFAULT_MEASURES)
+    whole = score(qrels, run, measures).per_query
+    monkeypatch.setattr(scoring, "EVAL_BATCH", 2)
+    assert score(qrels, run, measures).per_query == whole
+    engine = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recip_rank"})
+    plain = {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()}
+    for q, values in engine.evaluate(plain).items():
+        assert whole[q]["nDCG@10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-12)
+        assert whole[q]["MRR"] == pytest.approx(values["recip_rank"], abs=1e-12)
+    assert whole["q8"]["nDCG@10"] == 0.0 and whole["q7"]["MRR"] == 0.0

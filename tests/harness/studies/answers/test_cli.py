@@ -103,16 +103,17 @@ def test_an_interrupted_write_leaves_the_previous_directory(tmp_path, monkeypatc
 
     out = tmp_path / "res"
     write_directory(out, {"answers.json": "{}\n", "answers.md": "old\n"})
-    real = Path.write_text
+    real = Path.open
     calls = []
 
-    def flaky(self, *args, **kwargs):
-        calls.append(self.name)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(self, *args, **kwargs)
+    def flaky(self, mode="r", *args, **kwargs):
+        if "w" in mode:
+            calls.append(self.name)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+        return real(self, mode, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "write_text", flaky)
+    monkeypatch.setattr(Path, "open", flaky)
     with pytest.raises(KeyboardInterrupt):
         write_directory(out, {"answers.json": "{\"new\": 1}\n", "answers.md": "new\n"})
     monkeypatch.undo()
