@@ -44,8 +44,17 @@ check: $(STAMP)
 	PYTHONPATH=$(CURDIR) $(VENV)/bin/lint-imports --no-cache || status=1; \
 	exit $$status
 
+# The official trec_eval (tools/trec-eval/fetch.sh) is the baseline of `harness score`'s row
+# when it has been fetched and TREC_EVAL does not name another binary.
+TREC_EVAL_FETCHED := tools/trec-eval/bin/trec_eval
 bench: $(STAMP)
-	$(PY) -m benchmarks $(BENCH_ARGS)
+	TREC_EVAL="$${TREC_EVAL:-$$(test -x $(TREC_EVAL_FETCHED) && echo $(CURDIR)/$(TREC_EVAL_FETCHED))}" \
+	  $(PY) -m benchmarks $(BENCH_ARGS)
+
+# The official trec_eval binary for the reference tests and `make bench`.
+.PHONY: trec-eval
+trec-eval:
+	tools/trec-eval/fetch.sh
 
 demo: $(STAMP)
 	$(PY) -m harness demo $(DEMO_ARGS)

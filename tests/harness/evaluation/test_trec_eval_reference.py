@@ -3,13 +3,15 @@ tie-normalised run, to 1e-6, on seeded qrels and runs this repository has never 
 
 The official binary comes from, in order: ``$TREC_EVAL`` (a binary), ``trec_eval`` on
 PATH, a build from trec_eval's C sources found in ``$TREC_EVAL_SRC`` (a directory or a
-.tar.gz/.zip) or in ``tools/`` of the shared folder beside the repository, or the last such
-build cached under the pytest cache.  (The ``pytrec_eval_terrier`` sdist does not carry the
-sources: its build downloads them from trec_eval's release, which no package registry
-serves.)  A build raises the *printed* precision of trec_eval's summaries from 4 to 10
-decimals (``%6.4f`` -> ``%.10f`` in its print routines, nothing else); a binary found
-ready-made is compared to half its last printed decimal.  With none of these the test
-skips and says why.
+.tar.gz/.zip) or in ``tools/`` of the shared folder beside the repository, the last such
+build cached under the pytest cache, or the NIST 9.0.4 binary that
+``tools/trec-eval/fetch.sh`` takes from Maven Central (jtreceval; CI fetches it).  (The
+``pytrec_eval_terrier`` sdist does not carry the sources: its build downloads them from
+trec_eval's release, which no package registry serves.)  A build raises the *printed*
+precision of trec_eval's summaries from 4 to 10 decimals (``%6.4f`` -> ``%.10f`` in its
+print routines, nothing else); a binary found ready-made is compared to half its last
+printed decimal.  With none of these the tests skip and say why, or fail where
+``REQUIRE_TREC_EVAL=1`` (as in CI).
 
 What trec_eval is given: the run re-sorted by ``harness.evaluation.scoring.normalise_ranking`` with
 ``rank_scores`` (so no tie reaches it), and the qrels minus the queries that hold no
@@ -41,8 +43,11 @@ from tests.harness.evaluation.scoring_reference import random_doc_id
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED_TOOLS = REPO.parent / "shared" / "tools"
+FETCHED = REPO / "tools" / "trec-eval" / "bin" / "trec_eval"
 ENGINE = "pytrec_eval_terrier"
 SEEDS = (101, 202, 303)
+#: the measures trec_eval computes (Judged@10 is checked against ir_measures in test_judged)
+BY_TREC_EVAL = {name: m for name, m in MEASURES.items() if m.by_trec_eval}
 #: every harness measure but MRR@10, which is checked under -M10
 MEASURE_ARGS = ["-m", "all_trec", "-m", "ndcg_cut.5,10,20", "-m", "recall.5,10,20,100",
                 "-m", "P.5,10", "-m", "success.1,5,10", "-m", "recip_rank", "-m", "map",
@@ -128,11 +133,15 @@ def trec_eval(pytestconfig, tmp_path_factory) -> tuple[Path, str]:
     built = cache_dir / "trec_eval"
     if src is None and built.is_file():
         return built, "cached build"
+    if src is None and FETCHED.is_file():
+        return FETCHED, "tools/trec-eval/fetch.sh"
     if src is None:
-        pytest.skip("official trec_eval unavailable: no TREC_EVAL, no trec_eval on PATH, no "
+        unavailable = pytest.fail if os.environ.get("REQUIRE_TREC_EVAL") == "1" else pytest.skip
+        unavailable("official trec_eval unavailable: no TREC_EVAL, no trec_eval on PATH, no "
                     "TREC_EVAL_SRC or shared tools/trec_eval* (the pytrec_eval_terrier sdist "
-                    "does not bundle trec_eval's C sources); set TREC_EVAL to a trec_eval binary "
-                    "or TREC_EVAL_SRC to its source directory or archive")
+                    "does not bundle trec_eval's C sources); run tools/trec-eval/fetch.sh, set "
+                    "TREC_EVAL to a trec_eval binary or TREC_EVAL_SRC to its source directory "
+                    "or archive")
     if shutil.which("gcc") is None:
         pytest.skip(f"trec_eval sources found at {src} but no gcc to build them")
     return _build(src, cache_dir), f"built from {src}"
@@ -237,19 +246,19 @@ def test_harness_means_equal_official_trec_eval_c(trec_eval, tmp_path, seed, cap
         print(f"\n[trec_eval reference] {origin}: {binary}; {decimals} decimals printed; tolerance {tol:g}")
 
     assert summary["num_q"] == row["n"] == len(judgeable)
-    for name, measure in MEASURES.items():
+    for name, measure in BY_TREC_EVAL.items():
         expected = cut["recip_rank"] if measure.run_cutoff == 10 else summary[measure.trec_key]
         assert row["metrics"][name] == pytest.approx(expected, abs=tol), name
     # per query, wherever trec_eval printed one
     compared = 0
-    for name, measure in MEASURES.items():
+    for name, measure in BY_TREC_EVAL.items():
         source = cut_per_query if measure.run_cutoff == 10 else per_query
         key = "recip_rank" if measure.run_cutoff == 10 else measure.trec_key
         for q in judgeable:
             if (q, key) in source:
                 assert harness_per_query[(q, name)] == pytest.approx(source[(q, key)], abs=tol), (q, name)
                 compared += 1
-    assert compared >= len(MEASURES) * (len(judgeable) - 15)
+    assert compared >= len(BY_TREC_EVAL) * (len(judgeable) - 15)
 
 
 def test_engine_and_official_binary_agree_per_query(trec_eval, tmp_path):
@@ -265,7 +274,7 @@ def test_engine_and_official_binary_agree_per_query(trec_eval, tmp_path):
         binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels_judgeable.txt"),
         str(tmp_path / "run_normalised.txt"))
     normalised = {q: rank_scores(normalise_ranking(docs)) for q, docs in run.items()}
-    specs = {m.trec_measure for m in MEASURES.values()}
+    specs = {m.trec_measure for m in BY_TREC_EVAL.values()}
     engine = pytrec_eval.RelevanceEvaluator(judgeable, specs).evaluate(normalised)
     tol = max(1e-6, 0.5 * 10.0 ** -decimals + 1e-12)
     disagreements = [(q, key, value, engine[q][key]) for (q, key), value in per_query.items()
@@ -289,13 +298,27 @@ def test_trec_eval_c_counts_unjudgeable_queries_as_zeros(trec_eval, tmp_path):
                                                    abs=tol)
 
 
+def reads_scores_as_doubles(binary: Path, work: Path) -> bool:
+    """Whether ``binary`` orders 0.50000000001 above 0.5 (doubles) or ties them as floats
+    and breaks the tie by document id descending (trec_eval before 9.0.8)."""
+    work.mkdir()
+    (work / "qrels.txt").write_text("q1 0 b 1\n")
+    (work / "run.txt").write_text("q1 Q0 a 1 0.50000000001 t\nq1 Q0 b 2 0.5 t\n")
+    summary, _, _ = run_trec_eval(binary, "-m", "recip_rank", str(work / "qrels.txt"),
+                                  str(work / "run.txt"))
+    return summary["recip_rank"] == 0.5
+
+
 def test_scores_tied_only_in_single_precision_score_as_official_trec_eval(trec_eval, tmp_path):
-    """The raw run, not a normalised one: the official trec_eval reads scores as doubles, so
-    a list whose scores are distinct doubles has one order there, whatever the ids.  The
+    """The raw run, not a normalised one: trec_eval 9.0.8 and later read scores as doubles,
+    so a list whose scores are distinct doubles has one order there, whatever the ids.  The
     engine keeps C floats, where neighbouring doubles (17-digit dense scores) tie; the
     harness must still agree with the binary per query, and rankings.jsonl must hold the
-    double order."""
+    double order.  An older binary (9.0.4, as Maven Central's jtreceval ships it) keeps
+    floats itself and breaks those ties by id, so it is given the double order as integer
+    scores, sorted here by Python, not by the harness."""
     binary, _ = trec_eval
+    doubles = reads_scores_as_doubles(binary, tmp_path / "probe")
     rng = random.Random(404)
     run_lines, qrels_lines, expected_order = [], [], {}
     for i in range(60):
@@ -318,12 +341,16 @@ def test_scores_tied_only_in_single_precision_score_as_official_trec_eval(trec_e
     rng.shuffle(run_lines)
     (tmp_path / "run.txt").write_text("".join(run_lines))
     (tmp_path / "qrels.txt").write_text("".join(qrels_lines))
+    (tmp_path / "run_double_order.txt").write_text("".join(
+        f"{q} Q0 {d} {rank} {len(order) - rank + 1} dense\n"
+        for q, order in expected_order.items() for rank, d in enumerate(order, start=1)))
     row, harness_per_query = harness_score(tmp_path)
+    given = "run.txt" if doubles else "run_double_order.txt"
     summary, per_query, decimals = run_trec_eval(
-        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
+        binary, "-c", *MEASURE_ARGS, str(tmp_path / "qrels.txt"), str(tmp_path / given))
     tol = max(1e-6, 0.5 * 10.0 ** -decimals + 1e-12)
     compared = 0
-    for name, measure in MEASURES.items():
+    for name, measure in BY_TREC_EVAL.items():
         if measure.run_cutoff:
             continue
         assert row["metrics"][name] == pytest.approx(summary[measure.trec_key], abs=tol), name
@@ -331,7 +358,7 @@ def test_scores_tied_only_in_single_precision_score_as_official_trec_eval(trec_e
             if key == measure.trec_key:
                 assert harness_per_query[(q, name)] == pytest.approx(value, abs=tol), (q, name)
                 compared += 1
-    assert compared >= 60 * (len(MEASURES) - 1)
+    assert compared >= 60 * (len(BY_TREC_EVAL) - 1)
     ranked: dict[str, list[str]] = {}
     for line in (tmp_path / "results" / "rankings.jsonl").read_text().splitlines():
         r = json.loads(line)
