@@ -47,7 +47,9 @@ def test_the_block_reader_itself():
         python_blocks("```python\na = 1\n")
 
 
-@pytest.mark.parametrize("page", PAGES)
+#: the API page runs a dozen evaluations (about 7 s): a slow test
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.slow)
+                                  if p == "docs/python-api.md" else p for p in PAGES])
 def test_every_python_block_runs(page, tmp_path, monkeypatch):
     path = REPO / page
     blocks = python_blocks(path.read_text(encoding="utf-8"))

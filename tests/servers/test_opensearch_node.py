@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.servers import opensearch
 
 
@@ -23,6 +25,7 @@ def test_the_session_node_is_opensearch_2_19_with_knn_and_neural_search(opensear
     print(f"session node up (yellow) in {opensearch_node.startup_seconds:.1f} s")
 
 
+@pytest.mark.service  # starts a node of its own
 def test_a_node_stops_when_its_parent_dies(tmp_path):
     """A parent killed by SIGKILL closes the node's stdin: the node exits by itself."""
     ok, why = opensearch.available()

@@ -55,6 +55,7 @@ def _store(tmp_path, request, kind):
     return str(tmp_path / "store"), None
 
 
+@pytest.mark.slow  # five ingester processes killed in turn
 def test_sigkilled_at_random_points_nothing_is_lost_or_applied_twice(tmp_path, request):
     url, env = _store(tmp_path, request, "directory")
     digests = submit_all(make_runs(tmp_path / "runs", 12), open_store(url))

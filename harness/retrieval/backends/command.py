@@ -35,6 +35,9 @@ from harness.retrieval.backends.system import SystemBackend
 
 COMMAND_MODES = ("persistent", "per-query")
 DEFAULT_RESTARTS = 3
+#: how long the programs, their stdin closed, are given together to exit before each
+#: process group is killed
+STOP_GRACE_SECONDS = 2.0
 
 
 def split_command(command: str) -> list[str]:
@@ -115,6 +118,7 @@ class _Child:
             code = self.proc.wait()
             raise Transient("died", f"the command exited (code {code}) before answering")
         if answer is _TooLong:
+            _kill_group(self.proc)  # the rest of its line is still in the pipe: never reused
             raise ResponseError(f"query {query_id}: the command's answer line is longer than "
                                 f"{self.max_bytes} bytes (--max-response-bytes); nothing more "
                                 "was read")
@@ -123,18 +127,13 @@ class _Child:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def stop(self):
-        """Close its stdin, give it 2 s to exit, then kill its process group."""
+    def close_stdin(self):
+        """End its input: a well-behaved program exits on end of file."""
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.close()
             except OSError:
                 pass
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-        _kill_group(self.proc)
 
 
 def _read_capped(proc: subprocess.Popen, max_bytes: int, box: dict) -> None:
@@ -263,6 +262,16 @@ class CommandBackend(SystemBackend):
         return stats
 
     def close(self) -> None:
-        for child in list(self._children):
-            child.stop()
-        self._children.clear()
+        """Close every program's stdin, give them :data:`STOP_GRACE_SECONDS` together to
+        exit, then kill each process group (one that ignores end of file, or blocks writing
+        to a pipe nobody reads, costs the grace once, not once per program)."""
+        children, self._children = list(self._children), []
+        for child in children:
+            child.close_stdin()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for child in children:
+            try:
+                child.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            _kill_group(child.proc)

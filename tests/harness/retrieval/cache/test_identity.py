@@ -37,6 +37,7 @@ def _three_ways(tmp_path, specs, extra):
     return [runinfo(tmp_path / name)["prepared_cache"] for name in ("cold", "warm")]
 
 
+@pytest.mark.slow  # builds BM25 over the whole split twice
 def test_qmsum_validation_split_bm25_hit_is_byte_identical(qmsum_val, tmp_path):
     cold, warm = _three_ways(tmp_path, [f"qmsum:{qmsum_val}"], ["--mode", "bm25"])
     assert [(c["source"], c["prepared"]) for c in cold["corpora"]] == [("miss", "miss")]

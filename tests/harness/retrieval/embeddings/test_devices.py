@@ -131,6 +131,7 @@ def test_machine_key_names_the_device_and_its_path():
     assert machine_key({"device": "cuda", "path": "NVIDIA H200"}) == "cuda-nvidia-h200"
 
 
+@pytest.mark.model  # devices.cpu_isa_path asks torch
 def test_cpu_isa_path_matches_the_cpu_flags():
     flags = set()
     for line in open("/proc/cpuinfo", encoding="utf-8"):
