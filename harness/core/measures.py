@@ -76,6 +76,7 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     "MRR", "MRR@10", "AP", "Success@1", JUDGED,
 )
 
+
 def reported(names: Iterable[str] | None = None) -> tuple[str, ...]:
     """The measures a scored run reports: those asked for, then Judged@10 when they omit it,
     so every run says how much of its top 10 the qrels judge (an HTTP system whose results

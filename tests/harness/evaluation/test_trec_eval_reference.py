@@ -1,5 +1,6 @@
 """Acceptance: ``python -m harness score`` means equal the official ``trec_eval -c`` on the
-tie-normalised run, to 1e-6, on seeded qrels and runs this repository has never stored.
+tie-normalised run, to 1e-6 (a ready-made binary: to its printed decimals), on seeded qrels
+and runs this repository has never stored.
 
 The official binary comes from, in order: ``$TREC_EVAL`` (a binary), ``trec_eval`` on
 PATH, a build from trec_eval's C sources found in ``$TREC_EVAL_SRC`` (a directory or a
