@@ -78,7 +78,8 @@ def _predicted_vs_actual(enc, pool: list[str], where: str) -> dict:
     def encode_block(indices):
         enc.encode([pool[i] for i in indices])
 
-    est, done, warm, _ = timed_sample(pool, encode_block, enc.profile.max_seq_length)
+    est, done, warm, _ = timed_sample(pool, encode_block, enc.profile.max_seq_length,
+                                      enc.batch_size, getattr(enc, "max_batch_tokens", None))
     rest = [i for i in range(len(pool)) if i not in done]
     tick = time.perf_counter()
     for start in range(0, len(rest), 4 * enc.batch_size):

@@ -288,6 +288,13 @@ class EmbedStats:
         }
 
 
+def _batch(enc) -> int:
+    """Texts per model batch of ``enc`` (the encoders' default when it does not say)."""
+    from harness.retrieval.embeddings.progress import BATCH
+
+    return int(getattr(enc, "batch_size", None) or BATCH)
+
+
 def _max_tokens(enc) -> int | None:
     """The model's maximum sequence length when its profile has one (what it reads at most)."""
     profile = getattr(enc, "profile", None)
@@ -325,8 +332,7 @@ class CachedEncoder:
     def _progress_block(self, enc) -> int:
         """Texts per committed block: small enough that the bar moves from the first block
         (four model batches), at most ``block_size``."""
-        batch = getattr(enc, "batch_size", None) or 64
-        return max(1, min(self.block_size, 4 * int(batch)))
+        return max(1, min(self.block_size, 4 * _batch(enc)))
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(self.encoder.document_texts(texts), "documents", self.progress)
@@ -368,7 +374,8 @@ class CachedEncoder:
 
             encode_with_progress(pending, encode_block, role=role, model=enc.model_id,
                                  cap=_max_tokens(enc), block=self._progress_block(enc),
-                                 progress=progress)
+                                 progress=progress, batch=_batch(enc),
+                                 batch_tokens=getattr(enc, "max_batch_tokens", None))
         self.stats.add(role, len(texts), len(first), len(missing), len(first) - len(missing))
         if self.cache is not None and self.cache.events:
             self.stats.cache = dict(self.cache.events)

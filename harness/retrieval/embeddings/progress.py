@@ -2,15 +2,25 @@
 
 Before the first block: how many texts and tokens the model will read, and how long that
 should take on this machine, as a point and a range.  The estimate is timed, after a
-warm-up, on a sample drawn to match the corpus's length distribution: the texts (in length
-order) are cut into :data:`STRATA` strata of equal counts, and from the middle of each a
-window of neighbouring texts is timed (similar lengths, so little padding, as in the blocks
-that follow), sized so that each window holds about :data:`WINDOW_TOKENS` tokens (a window
-of short texts holds many: per-call overhead weighs on short texts as in the real blocks).
-The estimate is the stratified sum ``sum_h N_h x t_h`` of each stratum's texts times its
-timed seconds per text (proportional stratified sampling; Cochran 1977, *Sampling
-Techniques*, ch. 5).  Each window is timed as two halves; the range is the same sum over
-the faster and the slower half of each stratum (what one more timing could have given).
+warm-up, on a sample drawn to match the corpus's length distribution:
+
+- the texts, in length order, are cut into :data:`STRATA` strata of equal total tokens
+  (tokens are the cost's proxy, so the few long texts that hold most of the cost are
+  sampled apart from the many short ones);
+- from the middle of each stratum a window of neighbours (similar lengths, so little
+  padding, as in the blocks that follow) is timed as two halves, each one model batch as
+  the job forms it at that length (``batch`` texts, fewer under a padded-token budget), so
+  per-call overhead weighs on a text as it will in the job;
+- the estimate is the stratified sum ``sum_h N_h x t_h`` of each stratum's texts times its
+  timed seconds per text (the stratified estimator of a total; Cochran 1977, *Sampling
+  Techniques*, ch. 5), and the range is the same sum over the faster and the slower half
+  of each stratum (what one more timing could have given).
+
+Strata of equal counts and halves of at most 32 texts were tried first: the longest
+quarter's middle window stood for a long tail that costs far more, and small halves paid
+per-call overhead the job does not, so jobs took 0.62 to 1.27 times their estimate
+(docs/migration.md).  Sampled texts are not embedded again, so a larger sample costs
+only the timing's granularity.
 
 The warm-up (:data:`WARMUP` texts of median length, untimed) takes the model's load and
 the first calls' one-off costs (thread pools, kernel selection) out of the rate: a cold
@@ -33,9 +43,8 @@ from typing import Callable, Sequence
 
 #: length strata the sample is drawn from
 STRATA = 4
-#: tokens timed per stratum (split into two halves), texts per window within bounds below
-WINDOW_TOKENS = 2048
-WINDOW_MIN, WINDOW_MAX = 4, 64
+#: texts per model batch when the caller does not say (the encoders' default)
+BATCH = 64
 #: texts embedded untimed before the sample (median length)
 WARMUP = 8
 #: below this many texts no estimate is printed (the job is over before it would help)
@@ -53,22 +62,39 @@ def length_order(lengths: Sequence[int]) -> list[int]:
 
 
 def strata(lengths: Sequence[int], n_strata: int = STRATA) -> list[list[int]]:
-    """The length order cut into ``n_strata`` runs of (nearly) equal counts."""
+    """The length order cut into ``n_strata`` runs of (nearly) equal tokens: a text is in
+    the stratum its token midpoint falls in, so the few long texts that hold most of the
+    cost get strata of their own."""
     order = length_order(lengths)
-    n = len(order)
-    cuts = [round(h * n / n_strata) for h in range(n_strata + 1)]
-    return [order[cuts[h]:cuts[h + 1]] for h in range(n_strata) if cuts[h + 1] > cuts[h]]
+    sizes = [max(1, lengths[i]) for i in order]
+    total = sum(sizes)
+    groups: list[list[int]] = [[] for _ in range(n_strata)]
+    before = 0
+    for i, size in zip(order, sizes):
+        groups[min(n_strata - 1, int(n_strata * (before + size / 2) / total))].append(i)
+        before += size
+    return [g for g in groups if g]
 
 
-def window(stratum: list[int], lengths: Sequence[int], skip: set[int]) -> list[int]:
-    """A window of neighbours at the middle of ``stratum`` holding about
-    :data:`WINDOW_TOKENS` tokens (:data:`WINDOW_MIN`..:data:`WINDOW_MAX` texts, at most a
-    quarter of the stratum), ``skip`` (the warm-up) left out."""
+def batch_texts(length: int, batch: int, batch_tokens: int | None) -> int:
+    """Texts in one model batch of texts ``length`` tokens long: ``batch``, or fewer where
+    ``batch_tokens`` (padded tokens per batch) binds
+    (:func:`harness.retrieval.embeddings.batching.batches`)."""
+    if batch_tokens is None:
+        return batch
+    return max(1, min(batch, batch_tokens // max(1, length)))
+
+
+def window(stratum: list[int], lengths: Sequence[int], skip: set[int], batch: int = BATCH,
+           batch_tokens: int | None = None) -> list[int]:
+    """A window of neighbours at the middle of ``stratum``: two model batches at its length
+    (:func:`batch_texts`), at most a quarter of the stratum, ``skip`` (the warm-up) left
+    out."""
     free = [i for i in stratum if i not in skip]
     if not free:
         return []
     middle = free[len(free) // 2]
-    size = max(WINDOW_MIN, min(WINDOW_MAX, WINDOW_TOKENS // max(1, lengths[middle])))
+    size = 2 * batch_texts(lengths[middle], batch, batch_tokens)
     size = max(2, min(size, len(free) // 4 or 1))
     start = max(0, min(len(free) // 2 - size // 2, len(free) - size))
     return free[start:start + size]
@@ -132,8 +158,10 @@ def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estim
 
 
 def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None],
-                 cap: int | None) -> tuple[Estimate, set[int], set[int], float]:
-    """Warm up, time the stratified sample, and return the estimate, the positions already
+                 cap: int | None, batch: int = BATCH, batch_tokens: int | None = None,
+                 ) -> tuple[Estimate, set[int], set[int], float]:
+    """Warm up, time the stratified sample (halves of one model batch of ``batch`` texts,
+    or fewer under ``batch_tokens``), and return the estimate, the positions already
     embedded (warm-up and sample), the warm-up's positions and when the warm-up ended."""
     lengths = [tokens(t, cap) for t in texts]
     groups = strata(lengths)
@@ -144,7 +172,7 @@ def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None]
     done = set(warm)
     halves, seconds = [], []
     for group in groups:
-        win = window(group, lengths, done)
+        win = window(group, lengths, done, batch, batch_tokens)
         a, b = win[:len(win) // 2], win[len(win) // 2:]
         timing = []
         for half in (a, b):
@@ -178,18 +206,21 @@ class _Eta:
 
 def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]], None], *,
                          role: str, model: str, cap: int | None, block: int,
-                         progress: bool) -> None:
+                         progress: bool, batch: int = BATCH,
+                         batch_tokens: int | None = None) -> None:
     """Call ``encode_block(indices)`` over every index of ``texts`` in blocks of ``block``:
-    with ``progress``, first the warm-up, the timed sample and the estimate line (when there
-    are enough texts to make it useful), then a bar updated after every block, then the
-    time taken next to the estimate."""
+    with ``progress``, first the warm-up, the timed sample (in the encoder's model batches:
+    ``batch`` texts, ``batch_tokens`` padded tokens) and the estimate line (when there are
+    enough texts to make it useful), then a bar updated after every block, then the time
+    taken next to the estimate."""
     done: set[int] = set()
     warm: set[int] = set()
     bar = eta = est = None
     started = 0.0
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
-            est, done, warm, started = timed_sample(texts, encode_block, cap)
+            est, done, warm, started = timed_sample(texts, encode_block, cap, batch,
+                                                    batch_tokens)
             eta = _Eta(est, done)
             print(estimate_line(role, model, len(texts), sum(tokens(t, cap) for t in texts),
                                 est, done), file=sys.stderr, flush=True)

@@ -12,8 +12,9 @@ import numpy as np
 
 from harness.retrieval.embeddings import progress
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-from harness.retrieval.embeddings.progress import (WARMUP, _Eta, duration, estimate_line,
-                                                   strata, stratified_estimate, tokens, window)
+from harness.retrieval.embeddings.progress import (WARMUP, _Eta, batch_texts, duration,
+                                                   estimate_line, strata, stratified_estimate,
+                                                   tokens, window)
 from tests.harness.retrieval.stand_in_encoder import StandInEncoder
 
 
@@ -78,13 +79,24 @@ def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(capsys):
 
 def test_strata_and_windows_follow_the_length_order():
     lengths = [1, 9, 5, 5, 3, 7, 2, 8]
-    # longest first, ties by position: 9(1) 8(7) 7(5) 5(2) 5(3) 3(4) 2(6) 1(0)
-    assert strata(lengths, 4) == [[1, 7], [5, 2], [3, 4], [6, 0]]
-    group = list(range(40))
-    # 2048 tokens / 100 per text = 20 texts, capped at a quarter of the stratum (10)
+    # longest first, ties by position: 9(1) 8(7) 7(5) 5(2) 5(3) 3(4) 2(6) 1(0); 40 tokens,
+    # a stratum per 10: each text where its token midpoint falls, 4 x midpoint / 40:
+    # 4.5 -> 0.45, 13 -> 1.3, 20.5 -> 2.05, 26.5 -> 2.65, 31.5, 35.5, 38, 39.5 -> 3.x
+    assert strata(lengths, 4) == [[1], [7], [5, 2], [3, 4, 6, 0]]
+    # equal lengths: equal counts
+    assert strata([3] * 8, 4) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    group, wide = list(range(40)), list(range(80))
+    # two model batches of 8 = 16 texts (under a quarter of 80), centred: from 40 - 8 = 32
+    assert window(wide, [100] * 80, set(), batch=8) == list(range(32, 48))
+    # two default batches (128 texts), capped at a quarter of the stratum (10)
     assert window(group, [100] * 40, set()) == list(range(15, 25))
     # 20 free texts (20..39): a quarter is 5, centred: from 20 // 2 - 5 // 2 = 8th free one
-    assert window(group, [100] * 40, set(range(20))) == [28, 29, 30, 31, 32]
+    assert window(group, [100] * 40, set(range(20)), batch=8) == [28, 29, 30, 31, 32]
+    # a padded-token budget binds: 300 tokens / 100 a text = 3 a batch, two batches = 6,
+    # centred: from 40 - 3 = 37
+    assert batch_texts(100, 8, 300) == 3 and batch_texts(100, 8, None) == 8
+    assert batch_texts(1000, 8, 300) == 1  # never fewer than one text
+    assert window(wide, [100] * 80, set(), batch=8, batch_tokens=300) == list(range(37, 43))
     assert tokens("a b c d", 2) == 2 and tokens("a b c d", None) == 4
     assert duration(45) == "45 s" and duration(460) == "7 min 40 s"
     assert duration(4320) == "1 h 12 min"
