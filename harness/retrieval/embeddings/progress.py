@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from harness.retrieval.embeddings.batching import length_order
+
 #: length strata the sample is drawn from
 STRATA = 4
 #: texts per model batch when the caller does not say (the encoders' default)
@@ -56,16 +58,11 @@ def tokens(text: str, cap: int | None) -> int:
     return min(n, cap) if cap else n
 
 
-def length_order(lengths: Sequence[int]) -> list[int]:
-    """Positions longest first, ties by position."""
-    return sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
-
-
 def strata(lengths: Sequence[int], n_strata: int = STRATA) -> list[list[int]]:
     """The length order cut into ``n_strata`` runs of (nearly) equal tokens: a text is in
     the stratum its token midpoint falls in, so the few long texts that hold most of the
     cost get strata of their own."""
-    order = length_order(lengths)
+    order = length_order(lengths).tolist()  # the job's order (batching)
     sizes = [max(1, lengths[i]) for i in order]
     total = sum(sizes)
     groups: list[list[int]] = [[] for _ in range(n_strata)]
