@@ -78,12 +78,14 @@ def _predicted_vs_actual(enc, pool: list[str], where: str) -> dict:
     def encode_block(indices):
         enc.encode([pool[i] for i in indices])
 
+    block = 4 * enc.batch_size
     est, done, warm, _ = timed_sample(pool, encode_block, enc.profile.max_seq_length,
-                                      enc.batch_size, getattr(enc, "max_batch_tokens", None))
+                                      enc.batch_size, getattr(enc, "max_batch_tokens", None),
+                                      block, enc.token_lengths(pool))
     rest = [i for i in range(len(pool)) if i not in done]
     tick = time.perf_counter()
-    for start in range(0, len(rest), 4 * enc.batch_size):
-        encode_block(rest[start:start + 4 * enc.batch_size])
+    for start in range(0, len(rest), block):
+        encode_block(rest[start:start + block])
     actual = time.perf_counter() - tick
     predicted = est.seconds("point", done)
     return row(f"predicted vs actual embedding time, fp32 MiniLM, {len(rest)} chunks after "

@@ -100,7 +100,7 @@ def drop_in_rates(encoders, corpus_texts) -> dict:
 
     texts = sorted(set(corpus_texts))
     lengths = [tokens(t, 256) for t in texts]
-    sample = [texts[i] for group in strata(lengths) for i in window(group, lengths, set())]
+    sample = [texts[i] for group in strata(lengths) for i in window(group, set())]
     return {side: texts_per_second(encoders[side], sample) for side in ("old", "new")}
 
 

@@ -375,7 +375,8 @@ class CachedEncoder:
             encode_with_progress(pending, encode_block, role=role, model=enc.model_id,
                                  cap=_max_tokens(enc), block=self._progress_block(enc),
                                  progress=progress, batch=_batch(enc),
-                                 batch_tokens=getattr(enc, "max_batch_tokens", None))
+                                 batch_tokens=getattr(enc, "max_batch_tokens", None),
+                                 token_lengths=getattr(enc, "token_lengths", None))
         self.stats.add(role, len(texts), len(first), len(missing), len(first) - len(missing))
         if self.cache is not None and self.cache.events:
             self.stats.cache = dict(self.cache.events)

@@ -136,6 +136,10 @@ class LazyEncoder:
     def document_texts(self, texts: Sequence[str]) -> list[str]:
         return [self.document_prefix + t for t in texts]
 
+    def token_lengths(self, texts: Sequence[str]) -> list[int] | None:
+        """The loaded encoder's tokens per text (loads the model)."""
+        return self._load().token_lengths(texts)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)

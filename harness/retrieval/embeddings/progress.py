@@ -8,19 +8,23 @@ warm-up, on a sample drawn to match the corpus's length distribution:
   (tokens are the cost's proxy, so the few long texts that hold most of the cost are
   sampled apart from the many short ones);
 - from the middle of each stratum a window of neighbours (similar lengths, so little
-  padding, as in the blocks that follow) is timed as two halves, each one model batch as
-  the job forms it at that length (``batch`` texts, fewer under a padded-token budget), so
-  per-call overhead weighs on a text as it will in the job;
-- the estimate is the stratified sum ``sum_h N_h x t_h`` of each stratum's texts times its
-  timed seconds per text (the stratified estimator of a total; Cochran 1977, *Sampling
-  Techniques*, ch. 5), and the range is the same sum over the faster and the slower half
-  of each stratum (what one more timing could have given).
+  padding) is timed as two halves, each one model batch as the job forms it at that length
+  (``batch`` texts, fewer under a padded-token budget), so per-call overhead weighs on a
+  text as it will in the job;
+- the job's own batch plan is then laid out (its blocks in the order it will run them, each
+  cut into model batches as the encoder cuts it: :mod:`~harness.retrieval.embeddings.batching`),
+  and each planned batch is predicted as its padded tokens (texts x longest) times the
+  seconds per padded token timed in the stratum of its longest text: the ratio estimator of
+  a total with padded tokens as the auxiliary variable (Cochran 1977, *Sampling
+  Techniques*, ch. 6), summed over the plan; the range is the same sum at the faster and
+  the slower half's rate.
 
-Strata of equal counts and halves of at most 32 texts were tried first: the longest
-quarter's middle window stood for a long tail that costs far more, and small halves paid
-per-call overhead the job does not, so jobs took 0.62 to 1.27 times their estimate
-(docs/migration.md).  Sampled texts are not embedded again, so a larger sample costs
-only the timing's granularity.
+Three designs came before this one (docs/migration.md): strata of equal counts with halves
+of at most 32 texts (small halves paid per-call overhead the job does not), then with halves
+of one model batch (the longest quarter's middle stood for a long tail that costs far more),
+then strata of equal tokens with a rate per text, which cannot see that the job's batches
+over a sparse stretch of lengths are padded to their longest text (a 7-second job took 1.75
+times its estimate).
 
 The warm-up (:data:`WARMUP` texts of median length, untimed) takes the model's load and
 the first calls' one-off costs (thread pools, kernel selection) out of the rate: a cold
@@ -30,8 +34,13 @@ text is embedded twice.
 While it runs, the bar's time left is the estimate's remaining seconds scaled by the
 observed / predicted ratio of the blocks done so far (so it takes over from the observed
 rate after the first block, with the length order's long-first blocks accounted for).
-After it: one line with the time taken next to the estimate.  Tokens are whitespace words,
-each text capped at the model's maximum sequence length when the profile has one.
+After it: one line with the time taken next to the estimate.  Tokens are the model's own
+(its tokenizer, special tokens included, truncated at its maximum length) when the encoder
+can count them, which costs about 2% of the job (0.8 s for QMSum's 14,246 chunks); else
+whitespace words, each text capped at the model's maximum sequence length when the profile
+has one.  Whitespace words mislead the proxy (a short text costs its special tokens too,
+and a 200-word turn is cut at 256 model tokens): on QMSum the job then took 0.82 times its
+estimate, against 1.02 with the model's tokens.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from harness.retrieval.embeddings.batching import length_order
+from harness.retrieval.embeddings.batching import batches, length_order
 
 #: length strata the sample is drawn from
 STRATA = 4
@@ -73,26 +82,13 @@ def strata(lengths: Sequence[int], n_strata: int = STRATA) -> list[list[int]]:
     return [g for g in groups if g]
 
 
-def batch_texts(length: int, batch: int, batch_tokens: int | None) -> int:
-    """Texts in one model batch of texts ``length`` tokens long: ``batch``, or fewer where
-    ``batch_tokens`` (padded tokens per batch) binds
-    (:func:`harness.retrieval.embeddings.batching.batches`)."""
-    if batch_tokens is None:
-        return batch
-    return max(1, min(batch, batch_tokens // max(1, length)))
-
-
-def window(stratum: list[int], lengths: Sequence[int], skip: set[int], batch: int = BATCH,
-           batch_tokens: int | None = None) -> list[int]:
-    """A window of neighbours at the middle of ``stratum``: two model batches at its length
-    (:func:`batch_texts`), at most a quarter of the stratum, ``skip`` (the warm-up) left
-    out."""
+def window(stratum: list[int], skip: set[int], call: int = 4 * BATCH) -> list[int]:
+    """A window of neighbours at the middle of ``stratum``: two of the job's calls of
+    ``call`` texts, at most a quarter of the stratum, ``skip`` (the warm-up) left out."""
     free = [i for i in stratum if i not in skip]
     if not free:
         return []
-    middle = free[len(free) // 2]
-    size = 2 * batch_texts(lengths[middle], batch, batch_tokens)
-    size = max(2, min(size, len(free) // 4 or 1))
+    size = max(2, min(2 * call, len(free) // 4 or 1))
     start = max(0, min(len(free) // 2 - size // 2, len(free) - size))
     return free[start:start + size]
 
@@ -107,41 +103,86 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60} min"
 
 
+def model_batches(positions: Sequence[int], lengths: Sequence[int], batch: int,
+                  batch_tokens: int | None) -> list[list[int]]:
+    """``positions`` cut into model batches as the encoder cuts a block of them: length
+    order, ``batch`` texts or ``batch_tokens`` padded tokens (:func:`batching.batches`)."""
+    cut = batches([lengths[i] for i in positions], batch, batch_tokens)
+    return [[positions[j] for j in idx] for idx in cut]
+
+
+def job_plan(rest: Sequence[int], lengths: Sequence[int], block: int, batch: int,
+             batch_tokens: int | None) -> list[list[int]]:
+    """The job's model batches: ``rest`` in blocks of ``block`` texts (the order the job
+    runs them), each block cut by :func:`model_batches`."""
+    plan: list[list[int]] = []
+    for start in range(0, len(rest), max(1, block)):
+        plan.extend(model_batches(rest[start:start + block], lengths, batch, batch_tokens))
+    return plan
+
+
+def padded_tokens(batch: Sequence[int], lengths: Sequence[int]) -> int:
+    """What a model batch costs in the proxy: its texts x its longest text."""
+    return len(batch) * max((max(1, lengths[i]) for i in batch), default=0)
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """Seconds per text in each stratum (point, faster half, slower half), and the strata."""
+    """Predicted seconds of each text (point, at the faster half's rate, at the slower
+    half's rate; a sampled text's are its half's measured time), and the strata."""
 
     groups: tuple[tuple[int, ...], ...]
-    per_text: tuple[float, ...]
-    per_text_low: tuple[float, ...]
-    per_text_high: tuple[float, ...]
+    point: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
     sample_texts: int
     sample_seconds: float
 
     def seconds(self, which: str = "point", skip: set[int] | frozenset = frozenset()) -> float:
-        rates = {"point": self.per_text, "low": self.per_text_low,
-                 "high": self.per_text_high}[which]
-        return sum(rate * sum(1 for i in group if i not in skip)
-                   for group, rate in zip(self.groups, rates))
+        costs = {"point": self.point, "low": self.low, "high": self.high}[which]
+        return sum(c for i, c in enumerate(costs) if i not in skip)
 
     def cost(self) -> dict[int, float]:
-        """Predicted seconds of each text (its stratum's per-text time)."""
-        return {i: rate for group, rate in zip(self.groups, self.per_text) for i in group}
+        """Predicted seconds of each text (its planned batch's share)."""
+        return dict(enumerate(self.point))
 
 
 def stratified_estimate(groups: list[list[int]], halves: list[tuple[list[int], list[int]]],
-                        seconds: list[tuple[float, float]]) -> Estimate:
-    """The stratified estimate (module docstring) from each stratum's two timed halves."""
-    point, low, high = [], [], []
+                        seconds: list[tuple[float, float]], lengths: Sequence[int],
+                        plan: list[list[int]], batch: int = BATCH,
+                        batch_tokens: int | None = None) -> Estimate:
+    """The ratio estimate (module docstring): each stratum's seconds per padded token from
+    its two timed halves, applied to every batch of ``plan`` by the stratum of its longest
+    (first) text; a text's cost is its batch's divided among the batch's texts."""
+    def padded(half: list[int]) -> int:
+        return sum(padded_tokens(b, lengths) for b in model_batches(half, lengths, batch,
+                                                                     batch_tokens))
+
+    total_s = sum(sa + sb for sa, sb in seconds)
+    total_p = sum(padded(a) + padded(b) for a, b in halves)
+    overall = total_s / total_p if total_p else 0.0
+    rates = []  # (point, low, high) seconds per padded token, per stratum
     for (a, b), (sa, sb) in zip(halves, seconds):
-        n = len(a) + len(b)
-        rates = [s / len(h) for h, s in ((a, sa), (b, sb)) if h]
-        point.append((sa + sb) / n if n else 0.0)
-        low.append(min(rates) if rates else 0.0)
-        high.append(max(rates) if rates else 0.0)
-    return Estimate(tuple(tuple(g) for g in groups), tuple(point), tuple(low), tuple(high),
-                    sum(len(a) + len(b) for a, b in halves),
-                    sum(sa + sb for sa, sb in seconds))
+        per = [s / padded(h) for h, s in ((a, sa), (b, sb)) if h]
+        p = padded(a) + padded(b)
+        rates.append(((sa + sb) / p, min(per), max(per)) if p else (overall,) * 3)
+    stratum = {i: h for h, group in enumerate(groups) for i in group}
+    costs = [[0.0] * len(lengths) for _ in range(3)]
+    for half, s in ((h, s) for pair, times in zip(halves, seconds)
+                    for h, s in zip(pair, times) if h):
+        for i in half:
+            for which in costs:
+                which[i] = s / len(half)
+    for b in plan:
+        if not b:
+            continue
+        size = padded_tokens(b, lengths)
+        for which, rate in zip(costs, rates[stratum[b[0]]]):
+            share = size * rate / len(b)
+            for i in b:
+                which[i] = share
+    return Estimate(tuple(tuple(g) for g in groups), tuple(costs[0]), tuple(costs[1]),
+                    tuple(costs[2]), sum(len(a) + len(b) for a, b in halves), total_s)
 
 
 def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estimate,
@@ -156,11 +197,16 @@ def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estim
 
 def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None],
                  cap: int | None, batch: int = BATCH, batch_tokens: int | None = None,
+                 block: int | None = None, lengths: Sequence[int] | None = None,
                  ) -> tuple[Estimate, set[int], set[int], float]:
-    """Warm up, time the stratified sample (halves of one model batch of ``batch`` texts,
-    or fewer under ``batch_tokens``), and return the estimate, the positions already
-    embedded (warm-up and sample), the warm-up's positions and when the warm-up ended."""
-    lengths = [tokens(t, cap) for t in texts]
+    """Warm up, time the stratified sample (halves of one call of ``block`` texts, four
+    model batches by default), lay out the rest of the job (those calls over the texts in
+    index order, each cut into batches of ``batch`` texts or ``batch_tokens`` padded
+    tokens) and return the estimate, the positions already embedded (warm-up and sample),
+    the warm-up's positions and when the warm-up ended."""
+    block = block or 4 * batch
+    if lengths is None:
+        lengths = [tokens(t, cap) for t in texts]
     groups = strata(lengths)
     median = groups[len(groups) // 2]
     warm = median[len(median) // 2:len(median) // 2 + WARMUP]
@@ -169,7 +215,7 @@ def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None]
     done = set(warm)
     halves, seconds = [], []
     for group in groups:
-        win = window(group, lengths, done, batch, batch_tokens)
+        win = window(group, done, block)
         a, b = win[:len(win) // 2], win[len(win) // 2:]
         timing = []
         for half in (a, b):
@@ -180,7 +226,10 @@ def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None]
         halves.append((a, b))
         seconds.append((timing[0], timing[1]))
         done.update(win)
-    return stratified_estimate(groups, halves, seconds), done, set(warm), warmed
+    rest = [i for i in range(len(texts)) if i not in done]
+    plan = job_plan(rest, lengths, block, batch, batch_tokens)
+    est = stratified_estimate(groups, halves, seconds, lengths, plan, batch, batch_tokens)
+    return est, done, set(warm), warmed
 
 
 class _Eta:
@@ -204,23 +253,31 @@ class _Eta:
 def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]], None], *,
                          role: str, model: str, cap: int | None, block: int,
                          progress: bool, batch: int = BATCH,
-                         batch_tokens: int | None = None) -> None:
+                         batch_tokens: int | None = None,
+                         token_lengths: Callable[[list[str]], list[int] | None] | None = None,
+                         ) -> None:
     """Call ``encode_block(indices)`` over every index of ``texts`` in blocks of ``block``:
-    with ``progress``, first the warm-up, the timed sample (in the encoder's model batches:
-    ``batch`` texts, ``batch_tokens`` padded tokens) and the estimate line (when there are
-    enough texts to make it useful), then a bar updated after every block, then the time
-    taken next to the estimate."""
+    with ``progress``, first the warm-up, the timed sample (in the job's calls of ``block``
+    texts, cut into the encoder's model batches of ``batch`` texts or ``batch_tokens``
+    padded tokens) and the estimate line (when there are enough texts to make it useful),
+    then a bar updated after every block, then the time taken next to the estimate.
+    ``token_lengths``: the model's own tokens per text (its tokenizer, truncated), the
+    estimate's cost proxy when the encoder can say them; else whitespace words capped at
+    ``cap``."""
     done: set[int] = set()
     warm: set[int] = set()
     bar = eta = est = None
     started = 0.0
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
+            counted = token_lengths(list(texts)) if token_lengths is not None else None
+            lengths = (list(counted) if counted is not None
+                       else [tokens(t, cap) for t in texts])
             est, done, warm, started = timed_sample(texts, encode_block, cap, batch,
-                                                    batch_tokens)
+                                                    batch_tokens, block, lengths)
             eta = _Eta(est, done)
-            print(estimate_line(role, model, len(texts), sum(tokens(t, cap) for t in texts),
-                                est, done), file=sys.stderr, flush=True)
+            print(estimate_line(role, model, len(texts), sum(lengths), est, done),
+                  file=sys.stderr, flush=True)
         if progress:
             from tqdm import tqdm
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from harness.retrieval.embeddings import progress
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-from harness.retrieval.embeddings.progress import (WARMUP, _Eta, batch_texts, duration,
-                                                   estimate_line, strata, stratified_estimate,
-                                                   tokens, window)
+from harness.retrieval.embeddings.progress import (WARMUP, _Eta, duration, estimate_line,
+                                                   job_plan, padded_tokens, strata,
+                                                   stratified_estimate, tokens, window)
 from tests.harness.retrieval.stand_in_encoder import StandInEncoder
 
 
@@ -70,6 +70,28 @@ def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, caps
     assert np.array_equal(got, enc.vectors(texts))
 
 
+class _TokenisingEncoder(_WordEncoder):
+    """Says its own tokens per text: a text of w words is 12 - w tokens (the reverse of
+    the word order), so the sample must follow these lengths, not the words."""
+
+    def token_lengths(self, texts):
+        return [12 - len(t.split()) for t in texts]
+
+
+def test_the_models_own_token_lengths_drive_the_estimate(capsys):
+    texts = _texts(400)
+    enc = _TokenisingEncoder()
+    CachedEncoder(enc, None, progress=True).encode_documents(texts)
+    first = capsys.readouterr().err.splitlines()[0]
+    expected = sum(12 - (1 + i % 9) for i in range(400))  # the model's count, uncapped
+    assert first.startswith(f"embedding 400 documents ({expected:,} tokens) with ")
+    # strata in the model's length order: the first windows hold its longest texts, which
+    # are the texts of fewest words
+    words = [[len(t.split()) for t in call] for call in enc.calls[1:9]]
+    means = [np.mean(a + b) for a, b in zip(words[0::2], words[1::2])]
+    assert means == sorted(means) and means[0] == 1
+
+
 def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(capsys):
     CachedEncoder(_WordEncoder(), None, progress=True).encode_documents(_texts(20))
     assert "about" not in capsys.readouterr().err
@@ -86,43 +108,71 @@ def test_strata_and_windows_follow_the_length_order():
     # equal lengths: equal counts
     assert strata([3] * 8, 4) == [[0, 1], [2, 3], [4, 5], [6, 7]]
     group, wide = list(range(40)), list(range(80))
-    # two model batches of 8 = 16 texts (under a quarter of 80), centred: from 40 - 8 = 32
-    assert window(wide, [100] * 80, set(), batch=8) == list(range(32, 48))
-    # two default batches (128 texts), capped at a quarter of the stratum (10)
-    assert window(group, [100] * 40, set()) == list(range(15, 25))
+    # two of the job's calls of 8 texts = 16 texts (under a quarter of 80), centred: from
+    # 40 - 8 = 32
+    assert window(wide, set(), call=8) == list(range(32, 48))
+    # two default calls (4 model batches of 64 each), capped at a quarter of the stratum (10)
+    assert window(group, set()) == list(range(15, 25))
     # 20 free texts (20..39): a quarter is 5, centred: from 20 // 2 - 5 // 2 = 8th free one
-    assert window(group, [100] * 40, set(range(20)), batch=8) == [28, 29, 30, 31, 32]
-    # a padded-token budget binds: 300 tokens / 100 a text = 3 a batch, two batches = 6,
-    # centred: from 40 - 3 = 37
-    assert batch_texts(100, 8, 300) == 3 and batch_texts(100, 8, None) == 8
-    assert batch_texts(1000, 8, 300) == 1  # never fewer than one text
-    assert window(wide, [100] * 80, set(), batch=8, batch_tokens=300) == list(range(37, 43))
+    assert window(group, set(range(20)), call=8) == [28, 29, 30, 31, 32]
+    assert window([3], set()) == [3] and window([3], {3}) == []
     assert tokens("a b c d", 2) == 2 and tokens("a b c d", None) == 4
     assert duration(45) == "45 s" and duration(460) == "7 min 40 s"
     assert duration(4320) == "1 h 12 min"
 
 
-def test_the_stratified_estimate_arithmetic():
+def test_the_job_plan_is_the_encoders_batches_block_by_block():
+    lengths = [3, 9, 1, 7, 5, 2]
+    # blocks of 4 in the given order: [0, 1, 2, 3] and [4, 5]; each cut into batches of 2 in
+    # length order (longest first): [1, 3], [0, 2] and [4, 5]
+    assert job_plan([0, 1, 2, 3, 4, 5], lengths, 4, 2, None) == [[1, 3], [0, 2], [4, 5]]
+    # one block, a budget of 10 padded tokens: 9 alone (2 x 9 > 10), then 7 alone, then
+    # 5 + 3 (2 x 5 = 10), then 2 + 1
+    assert job_plan([0, 1, 2, 3, 4, 5], lengths, 6, 8, 10) == [[1], [3], [4, 0], [5, 2]]
+    assert padded_tokens([4, 0], lengths) == 10 and padded_tokens([], lengths) == 0
+
+
+def test_the_ratio_estimate_arithmetic():
     groups = [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]]
+    lengths = [10, 10, 10, 10, 2, 2, 2, 2, 2, 2]
     halves = [([0], [1]), ([4, 5], [6, 7])]
     seconds = [(2.0, 4.0), (1.0, 3.0)]
-    est = stratified_estimate(groups, halves, seconds)
-    # stratum 1: (2 + 4) / 2 = 3 s a text, halves 2 and 4; stratum 2: 4 / 4 = 1 s, halves
-    # 0.5 and 1.5.  Point: 4 x 3 + 6 x 1 = 18; low 4 x 2 + 6 x 0.5 = 11; high 4 x 4 + 6 x 1.5 = 25
-    assert est.seconds("point") == 18.0
-    assert est.seconds("low") == 11.0 and est.seconds("high") == 25.0
-    # with the 6 sampled texts done: 2 x 3 + 2 x 1 = 8 s left
-    assert est.seconds("point", {0, 1, 4, 5, 6, 7}) == 8.0
-    assert est.sample_texts == 6 and est.sample_seconds == 10.0
-    line = estimate_line("documents", "m", 10, 50, est, set())
-    assert line == ("embedding 10 documents (50 tokens) with m: about 18 s on this machine "
-                    "(range 11 s to 25 s; timed after a warm-up on 6 of them drawn from 2 "
+    # padded tokens of the halves: 1 x 10, 1 x 10, 2 x 2, 2 x 2.  Seconds per padded token:
+    # stratum 1 (2 + 4) / 20 = 0.3, halves 0.2 and 0.4; stratum 2 (1 + 3) / 8 = 0.5, halves
+    # 0.25 and 0.75.  The sample itself costs what it took: 2 + 4 + 1 + 3 = 10 s.
+    # Batches of 64: the rest (2, 3, 8, 9) is one batch led by a 10-token text, padded to
+    # 4 x 10 = 40 tokens at stratum 1's rate: 12 s (low 8, high 16)
+    wide = stratified_estimate(groups, halves, seconds, lengths, [[2, 3, 8, 9]], batch=64)
+    assert wide.seconds("point") == 10.0 + 12.0
+    assert wide.seconds("low") == 10.0 + 8.0 and wide.seconds("high") == 10.0 + 16.0
+    assert wide.seconds("point", {0, 1, 4, 5, 6, 7}) == 12.0
+    assert wide.cost()[8] == 3.0  # a 2-token text padded to 10 pays its share of 40
+    # Batches of 2: [2, 3] padded 20 x 0.3 = 6 s and [8, 9] padded 4 x 0.5 = 2 s: the same
+    # texts cost 8 s, not 12, when no short text is padded to a long one
+    narrow = stratified_estimate(groups, halves, seconds, lengths, [[2, 3], [8, 9]], batch=2)
+    assert narrow.seconds("point", {0, 1, 4, 5, 6, 7}) == 8.0
+    assert wide.sample_texts == 6 and wide.sample_seconds == 10.0
+    line = estimate_line("documents", "m", 10, 50, wide, set())
+    assert line == ("embedding 10 documents (50 tokens) with m: about 22 s on this machine "
+                    "(range 18 s to 26 s; timed after a warm-up on 6 of them drawn from 2 "
                     "length strata: 1 texts/s)")
+
+
+def test_an_untimed_stratum_takes_the_overall_rate():
+    # strata 1 and 2 timed at 4 / 8 = 0.5 and 4 / 4 = 1.0 s per padded token; stratum 3
+    # not timed (its texts were all in the warm-up): its batch takes the rate over every
+    # timed half, 8 / 12, so [4, 5] (2 x 1 padded tokens) is predicted 2 x 8 / 12 s
+    est = stratified_estimate([[0, 1], [2, 3], [4, 5]], [([0], [1]), ([2], [3]), ([], [])],
+                              [(2.0, 2.0), (1.0, 3.0), (0.0, 0.0)], [4, 4, 2, 2, 1, 1],
+                              [[4, 5]], batch=2)
+    for which in ("point", "low", "high"):
+        assert abs(est.seconds(which, {0, 1, 2, 3}) - 2 * 8 / 12) < 1e-12
 
 
 def test_the_time_left_takes_over_from_the_observed_rate(monkeypatch):
     groups = [[0, 1], [2, 3]]
-    est = stratified_estimate(groups, [([], [0]), ([], [2])], [(0.0, 4.0), (0.0, 1.0)])
+    est = stratified_estimate(groups, [([], [0]), ([], [2])], [(0.0, 4.0), (0.0, 1.0)],
+                              [1, 1, 1, 1], [[1], [3]], batch=1)
     clock = iter([100.0, 104.0 + 4.0])  # started at 100; after text 1, 8 s have passed
     monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
     eta = _Eta(est, {0, 2})
