@@ -72,26 +72,30 @@ def _best(variants: dict, texts: list[str], rounds: int) -> dict[str, float]:
 
 
 def _predicted_vs_actual(enc, pool: list[str], where: str) -> dict:
-    """The estimate of embedding ``pool`` against the time the rest of it took."""
-    from harness.retrieval.embeddings.progress import timed_sample
+    """The estimate of embedding ``pool`` (in the cache's order, longest first) against
+    the time the rest of it took."""
+    from harness.retrieval.embeddings.progress import job_calls, timed_sample
+
+    pool = sorted(pool, key=lambda t: (-len(t), t))
 
     def encode_block(indices):
         enc.encode([pool[i] for i in indices])
 
-    block = 4 * enc.batch_size
-    est, done, warm, _ = timed_sample(pool, encode_block, enc.profile.max_seq_length,
-                                      enc.batch_size, getattr(enc, "max_batch_tokens", None),
-                                      block, enc.token_lengths(pool))
-    rest = [i for i in range(len(pool)) if i not in done]
+    calls = job_calls(len(pool), enc.batch_size, 4 * enc.batch_size)
+    est, ran, _, _ = timed_sample(pool, encode_block, calls, enc.token_lengths(pool),
+                                  enc.batch_size, getattr(enc, "max_batch_tokens", None))
+    done = {i for c in ran for i in calls[c]}
     tick = time.perf_counter()
-    for start in range(0, len(rest), block):
-        encode_block(rest[start:start + block])
+    for c, call in enumerate(calls):
+        if c not in ran:
+            encode_block(call)
     actual = time.perf_counter() - tick
     predicted = est.seconds("point", done)
-    return row(f"predicted vs actual embedding time, fp32 MiniLM, {len(rest)} chunks after "
-               f"a {len(done)}-text sample ({where}; range {est.seconds('low', done):.1f}-"
-               f"{est.seconds('high', done):.1f} s; x predicted)", round(actual, 1),
-               round(predicted, 1), "s", actual / predicted if predicted else None, None, None)
+    return row(f"predicted vs actual embedding time, fp32 MiniLM, {len(pool) - len(done)} "
+               f"chunks after a {len(done)}-text sample ({where}; range "
+               f"{est.seconds('low', done):.1f}-{est.seconds('high', done):.1f} s; x "
+               "predicted)", round(actual, 1), round(predicted, 1), "s",
+               actual / predicted if predicted else None, None, None)
 
 
 def run(quick: bool) -> list[dict]:

@@ -7,12 +7,12 @@ warm-up, on a sample drawn to match the corpus's length distribution:
 - the texts, in length order, are cut into :data:`STRATA` strata of equal total tokens
   (tokens are the cost's proxy, so the few long texts that hold most of the cost are
   sampled apart from the many short ones);
-- from the middle of each stratum a window of neighbours (similar lengths, so little
-  padding) is timed as two halves, each one model batch as the job forms it at that length
-  (``batch`` texts, fewer under a padded-token budget), so per-call overhead weighs on a
-  text as it will in the job;
-- the job's own batch plan is then laid out (its blocks in the order it will run them, each
-  cut into model batches as the encoder cuts it: :mod:`~harness.retrieval.embeddings.batching`),
+- the job is cut into calls of whole model batches (:func:`job_calls`, the same calls
+  whether or not an estimate is made), and from the middle of each stratum two neighbouring
+  calls are timed, one at a time, so per-call overhead weighs on a text as it will in the
+  job and no model batch differs from the job's own;
+- the rest of the job is then laid out as it will run (its remaining calls, each cut into
+  model batches as the encoder cuts it: :mod:`~harness.retrieval.embeddings.batching`),
   and each planned batch is predicted as its padded tokens (texts x longest) times the
   seconds per padded token timed in the stratum of its longest text: the ratio estimator of
   a total with padded tokens as the auxiliary variable (Cochran 1977, *Sampling
@@ -26,7 +26,7 @@ then strata of equal tokens with a rate per text, which cannot see that the job'
 over a sparse stretch of lengths are padded to their longest text (a 7-second job took 1.75
 times its estimate).
 
-The warm-up (:data:`WARMUP` texts of median length, untimed) takes the model's load and
+The warm-up (the middle call of the median stratum, untimed) takes the model's load and
 the first calls' one-off costs (thread pools, kernel selection) out of the rate: a cold
 sample made the demo print about 4 minutes for a job that took 30 seconds.  No sampled
 text is embedded twice.
@@ -56,8 +56,9 @@ from harness.retrieval.embeddings.batching import batches, length_order
 STRATA = 4
 #: texts per model batch when the caller does not say (the encoders' default)
 BATCH = 64
-#: texts embedded untimed before the sample (median length)
-WARMUP = 8
+#: a job is cut into at least this many calls where whole model batches allow, so a
+#: sample of calls is a small part of a small job
+CALLS = 16
 #: below this many texts no estimate is printed (the job is over before it would help)
 ESTIMATE_FROM = 128
 
@@ -82,15 +83,31 @@ def strata(lengths: Sequence[int], n_strata: int = STRATA) -> list[list[int]]:
     return [g for g in groups if g]
 
 
-def window(stratum: list[int], skip: set[int], call: int = 4 * BATCH) -> list[int]:
-    """A window of neighbours at the middle of ``stratum``: two of the job's calls of
-    ``call`` texts, at most a quarter of the stratum, ``skip`` (the warm-up) left out."""
-    free = [i for i in stratum if i not in skip]
-    if not free:
-        return []
-    size = max(2, min(2 * call, len(free) // 4 or 1))
-    start = max(0, min(len(free) // 2 - size // 2, len(free) - size))
-    return free[start:start + size]
+def job_calls(n: int, batch: int, most: int) -> list[list[int]]:
+    """The job's calls over positions ``0..n-1`` in order: whole model batches of ``batch``
+    texts, at most ``most`` texts a call, fewer where that leaves at least :data:`CALLS`
+    calls.  They are the same calls whether or not an estimate is made, and the sample
+    times whole calls, so a batch the model sees, and so every vector, does not depend on
+    whether progress is shown."""
+    per = (max(1, min(most // batch, n // (CALLS * batch))) * batch if most >= batch
+           else max(1, most))
+    return [list(range(start, min(start + per, n))) for start in range(0, n, per)]
+
+
+def sample_calls(calls: list[list[int]], groups: list[list[int]],
+                 skip: set[int]) -> list[list[int]]:
+    """For each stratum, the calls to time: two neighbours at the middle of the calls whose
+    middle text is in the stratum (one where it has fewer than four), ``skip`` (the
+    warm-up call) left out."""
+    stratum = {i: h for h, group in enumerate(groups) for i in group}
+    picked = []
+    for h in range(len(groups)):
+        ids = [c for c, call in enumerate(calls)
+               if c not in skip and stratum.get(call[len(call) // 2]) == h]
+        size = 2 if len(ids) >= 4 else min(1, len(ids))
+        start = max(0, len(ids) // 2 - size // 2)
+        picked.append(ids[start:start + size])
+    return picked
 
 
 def duration(seconds: float) -> str:
@@ -109,16 +126,6 @@ def model_batches(positions: Sequence[int], lengths: Sequence[int], batch: int,
     order, ``batch`` texts or ``batch_tokens`` padded tokens (:func:`batching.batches`)."""
     cut = batches([lengths[i] for i in positions], batch, batch_tokens)
     return [[positions[j] for j in idx] for idx in cut]
-
-
-def job_plan(rest: Sequence[int], lengths: Sequence[int], block: int, batch: int,
-             batch_tokens: int | None) -> list[list[int]]:
-    """The job's model batches: ``rest`` in blocks of ``block`` texts (the order the job
-    runs them), each block cut by :func:`model_batches`."""
-    plan: list[list[int]] = []
-    for start in range(0, len(rest), max(1, block)):
-        plan.extend(model_batches(rest[start:start + block], lengths, batch, batch_tokens))
-    return plan
 
 
 def padded_tokens(batch: Sequence[int], lengths: Sequence[int]) -> int:
@@ -196,27 +203,23 @@ def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estim
 
 
 def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None],
-                 cap: int | None, batch: int = BATCH, batch_tokens: int | None = None,
-                 block: int | None = None, lengths: Sequence[int] | None = None,
-                 ) -> tuple[Estimate, set[int], set[int], float]:
-    """Warm up, time the stratified sample (halves of one call of ``block`` texts, four
-    model batches by default), lay out the rest of the job (those calls over the texts in
-    index order, each cut into batches of ``batch`` texts or ``batch_tokens`` padded
-    tokens) and return the estimate, the positions already embedded (warm-up and sample),
-    the warm-up's positions and when the warm-up ended."""
-    block = block or 4 * batch
-    if lengths is None:
-        lengths = [tokens(t, cap) for t in texts]
+                 calls: list[list[int]], lengths: Sequence[int], batch: int = BATCH,
+                 batch_tokens: int | None = None) -> tuple[Estimate, set[int], set[int], float]:
+    """Warm up on the middle call of the median stratum (untimed), time the stratified
+    sample (whole calls of the job, one at a time), lay out the rest of the job (its
+    remaining calls, each cut into batches of ``batch`` texts or ``batch_tokens`` padded
+    tokens) and return the estimate, the calls already run (warm-up and sample), the
+    warm-up's positions and when the warm-up ended."""
     groups = strata(lengths)
-    median = groups[len(groups) // 2]
-    warm = median[len(median) // 2:len(median) // 2 + WARMUP]
-    encode_block(warm)  # untimed: a lazily loaded model loads here
+    middle = sample_calls(calls, groups[len(groups) // 2:len(groups) // 2 + 1], set())
+    warm_call = middle[0][0] if middle and middle[0] else len(calls) // 2
+    encode_block(calls[warm_call])  # untimed: a lazily loaded model loads here
     warmed = time.perf_counter()
-    done = set(warm)
+    ran = {warm_call}
     halves, seconds = [], []
-    for group in groups:
-        win = window(group, done, block)
-        a, b = win[:len(win) // 2], win[len(win) // 2:]
+    for picked in sample_calls(calls, groups, ran):
+        pair = [calls[c] for c in picked]
+        a, b = ([], pair[0]) if len(pair) == 1 else (pair + [[], []])[:2]
         timing = []
         for half in (a, b):
             tick = time.perf_counter()
@@ -225,11 +228,11 @@ def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None]
             timing.append(time.perf_counter() - tick)
         halves.append((a, b))
         seconds.append((timing[0], timing[1]))
-        done.update(win)
-    rest = [i for i in range(len(texts)) if i not in done]
-    plan = job_plan(rest, lengths, block, batch, batch_tokens)
+        ran.update(picked)
+    plan = [b for c, call in enumerate(calls) if c not in ran
+            for b in model_batches(call, lengths, batch, batch_tokens)]
     est = stratified_estimate(groups, halves, seconds, lengths, plan, batch, batch_tokens)
-    return est, done, set(warm), warmed
+    return est, ran, set(calls[warm_call]), warmed
 
 
 class _Eta:
@@ -264,30 +267,34 @@ def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]
     ``token_lengths``: the model's own tokens per text (its tokenizer, truncated), the
     estimate's cost proxy when the encoder can say them; else whitespace words capped at
     ``cap``."""
-    done: set[int] = set()
+    counted = None
+    if progress and len(texts) >= ESTIMATE_FROM and token_lengths is not None:
+        counted = token_lengths(list(texts))
+    lengths = list(counted) if counted is not None else [tokens(t, cap) for t in texts]
+    calls = job_calls(len(texts), batch, block)
+    ran: set[int] = set()
     warm: set[int] = set()
     bar = eta = est = None
     started = 0.0
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
-            counted = token_lengths(list(texts)) if token_lengths is not None else None
-            lengths = (list(counted) if counted is not None
-                       else [tokens(t, cap) for t in texts])
-            est, done, warm, started = timed_sample(texts, encode_block, cap, batch,
-                                                    batch_tokens, block, lengths)
+            est, ran, warm, started = timed_sample(texts, encode_block, calls, lengths, batch,
+                                                   batch_tokens)
+            done = {i for c in ran for i in calls[c]}
             eta = _Eta(est, done)
             print(estimate_line(role, model, len(texts), sum(lengths), est, done),
                   file=sys.stderr, flush=True)
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(texts), initial=len(done), desc=f"embedding {role} ({model})",
+            bar = tqdm(total=len(texts), initial=sum(len(calls[c]) for c in ran),
+                       desc=f"embedding {role} ({model})",
                        unit="text", unit_scale=True, dynamic_ncols=True, mininterval=0,
                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, "
                                   "{rate_fmt}{postfix}]" if eta is not None else None)
-        rest = [i for i in range(len(texts)) if i not in done]
-        for start in range(0, len(rest), block):
-            chunk = rest[start:start + block]
+        for c, chunk in enumerate(calls):
+            if c in ran:
+                continue
             encode_block(chunk)
             if bar is not None:
                 if eta is not None:

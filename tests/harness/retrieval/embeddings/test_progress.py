@@ -12,9 +12,9 @@ import numpy as np
 
 from harness.retrieval.embeddings import progress
 from harness.retrieval.embeddings.cache import CachedEncoder, EmbeddingCache
-from harness.retrieval.embeddings.progress import (WARMUP, _Eta, duration, estimate_line,
-                                                   job_plan, padded_tokens, strata,
-                                                   stratified_estimate, tokens, window)
+from harness.retrieval.embeddings.progress import (_Eta, duration, estimate_line, job_calls,
+                                                   padded_tokens, sample_calls, strata,
+                                                   stratified_estimate, tokens)
 from tests.harness.retrieval.stand_in_encoder import StandInEncoder
 
 
@@ -61,11 +61,13 @@ def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, caps
     assert err.index("embedding 400 documents (") < err.index("/400 ")
     assert "embedded 400 documents in " in err.splitlines()[-1]
     assert sorted(enc.encoded) == sorted(texts)          # the sample is not embedded again
-    # the warm-up, then two halves of a window per stratum, longest stratum first: the
-    # strata are quarters of the (capped) length order, so the windows' lengths fall
-    lengths = [[min(len(t.split()), 5) for t in call] for call in enc.calls[:9]]
-    assert len(enc.calls[0]) == WARMUP
-    means = [np.mean(a + b) for a, b in zip(lengths[1::2], lengths[2::2])]
+    # 400 texts, batches of 16, calls of 4 batches at most and at least 16 calls where whole
+    # batches allow: 400 // (16 x 16) = 1 batch a call, 25 calls.  The warm-up is one call,
+    # then two calls per stratum, longest stratum first (the strata are equal-token runs of
+    # the capped length order), so the timed calls' lengths fall
+    assert [len(call) for call in enc.calls] == [16] * 25
+    lengths = [[min(len(t.split()), 5) for t in call] for call in enc.calls[1:9]]
+    means = [np.mean(a + b) for a, b in zip(lengths[0::2], lengths[1::2])]
     assert means == sorted(means, reverse=True) and means[0] == 5 and means[-1] < 3
     assert np.array_equal(got, enc.vectors(texts))
 
@@ -85,11 +87,22 @@ def test_the_models_own_token_lengths_drive_the_estimate(capsys):
     first = capsys.readouterr().err.splitlines()[0]
     expected = sum(12 - (1 + i % 9) for i in range(400))  # the model's count, uncapped
     assert first.startswith(f"embedding 400 documents ({expected:,} tokens) with ")
-    # strata in the model's length order: the first windows hold its longest texts, which
+    # strata in the model's length order: the first timed calls hold its longest texts, which
     # are the texts of fewest words
     words = [[len(t.split()) for t in call] for call in enc.calls[1:9]]
     means = [np.mean(a + b) for a, b in zip(words[0::2], words[1::2])]
-    assert means == sorted(means) and means[0] == 1
+    assert means == sorted(means) and means[0] < 2 and means[-1] > 7
+
+
+def test_the_model_sees_the_same_batches_with_or_without_an_estimate():
+    # the sample times whole calls of the job: the same texts reach the model together
+    # whether progress is shown or not, so no vector depends on it
+    texts = _texts(1000)
+    shown, silent = _WordEncoder(), _WordEncoder()
+    CachedEncoder(shown, None, progress=True).encode_documents(texts)
+    CachedEncoder(silent, None, progress=False).encode_documents(texts)
+    assert len(shown.calls) > 9  # a warm-up and a sample were taken
+    assert sorted(map(sorted, shown.calls)) == sorted(map(sorted, silent.calls))
 
 
 def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(capsys):
@@ -99,7 +112,7 @@ def test_a_short_job_prints_no_estimate_and_no_progress_means_silence(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_strata_and_windows_follow_the_length_order():
+def test_strata_calls_and_samples_follow_the_length_order():
     lengths = [1, 9, 5, 5, 3, 7, 2, 8]
     # longest first, ties by position: 9(1) 8(7) 7(5) 5(2) 5(3) 3(4) 2(6) 1(0); 40 tokens,
     # a stratum per 10: each text where its token midpoint falls, 4 x midpoint / 40:
@@ -107,29 +120,29 @@ def test_strata_and_windows_follow_the_length_order():
     assert strata(lengths, 4) == [[1], [7], [5, 2], [3, 4, 6, 0]]
     # equal lengths: equal counts
     assert strata([3] * 8, 4) == [[0, 1], [2, 3], [4, 5], [6, 7]]
-    group, wide = list(range(40)), list(range(80))
-    # two of the job's calls of 8 texts = 16 texts (under a quarter of 80), centred: from
-    # 40 - 8 = 32
-    assert window(wide, set(), call=8) == list(range(32, 48))
-    # two default calls (4 model batches of 64 each), capped at a quarter of the stratum (10)
-    assert window(group, set()) == list(range(15, 25))
-    # 20 free texts (20..39): a quarter is 5, centred: from 20 // 2 - 5 // 2 = 8th free one
-    assert window(group, set(range(20)), call=8) == [28, 29, 30, 31, 32]
-    assert window([3], set()) == [3] and window([3], {3}) == []
+    # calls of whole batches: at most 4 batches of 8, fewer where that leaves 16 calls
+    assert [len(c) for c in job_calls(1000, 8, 32)] == [32] * 31 + [8]   # 1000 // 128 = 7 -> 4
+    assert [len(c) for c in job_calls(300, 8, 32)] == [16] * 18 + [12]  # 300 // 128 = 2
+    assert [len(c) for c in job_calls(100, 8, 32)] == [8] * 12 + [4]    # never under a batch
+    assert job_calls(5, 8, 3) == [[0, 1, 2], [3, 4]]  # a call smaller than a batch
+    # 12 calls of 2 texts over 24 texts in length order; strata of 6 calls each
+    calls = job_calls(24, 2, 2)
+    groups = [list(range(12)), list(range(12, 24))]
+    # two neighbours at the middle of each stratum's calls: calls 0-5 -> 2, 3; 6-11 -> 8, 9
+    assert sample_calls(calls, groups, set()) == [[2, 3], [8, 9]]
+    # the warm-up call (3) left out: 0, 1, 2, 4, 5 -> the middle two from 5 // 2 - 1 = 1
+    assert sample_calls(calls, groups, {3}) == [[1, 2], [8, 9]]
+    # a stratum of fewer than four calls gets one
+    assert sample_calls(calls[:3], [list(range(6))], set()) == [[1]]
     assert tokens("a b c d", 2) == 2 and tokens("a b c d", None) == 4
     assert duration(45) == "45 s" and duration(460) == "7 min 40 s"
     assert duration(4320) == "1 h 12 min"
 
 
-def test_the_job_plan_is_the_encoders_batches_block_by_block():
-    lengths = [3, 9, 1, 7, 5, 2]
-    # blocks of 4 in the given order: [0, 1, 2, 3] and [4, 5]; each cut into batches of 2 in
-    # length order (longest first): [1, 3], [0, 2] and [4, 5]
-    assert job_plan([0, 1, 2, 3, 4, 5], lengths, 4, 2, None) == [[1, 3], [0, 2], [4, 5]]
-    # one block, a budget of 10 padded tokens: 9 alone (2 x 9 > 10), then 7 alone, then
-    # 5 + 3 (2 x 5 = 10), then 2 + 1
-    assert job_plan([0, 1, 2, 3, 4, 5], lengths, 6, 8, 10) == [[1], [3], [4, 0], [5, 2]]
-    assert padded_tokens([4, 0], lengths) == 10 and padded_tokens([], lengths) == 0
+def test_padded_tokens():
+    lengths = [3, 9, 1, 7]
+    assert padded_tokens([0, 2], lengths) == 2 * 3 and padded_tokens([], lengths) == 0
+    assert padded_tokens([1, 3, 2], lengths) == 3 * 9
 
 
 def test_the_ratio_estimate_arithmetic():
