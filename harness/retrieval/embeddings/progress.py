@@ -1,7 +1,8 @@
 """What a long embedding job tells its reader before, while and after it runs.
 
-Before the first block: how many texts and tokens the model will read, and how long that
-should take on this machine, as a point and a range.  The estimate is timed, after a
+Before the first block: how many texts and tokens the model will read and how many of them
+are timed first, then how long the rest should take on this machine, as a point and a
+range.  The estimate is timed, after a
 warm-up, on a sample drawn to match the corpus's length distribution:
 
 - the texts, in length order, are cut into :data:`STRATA` strata of equal total tokens
@@ -192,32 +193,60 @@ def stratified_estimate(groups: list[list[int]], halves: list[tuple[list[int], l
                     tuple(costs[2]), sum(len(a) + len(b) for a, b in halves), total_s)
 
 
+def sample_line(role: str, model: str, n_texts: int, n_tokens: int, plan: "SamplePlan",
+                calls: list[list[int]]) -> str:
+    """What the reader sees before the warm-up: the job, and the sample about to be timed."""
+    return (f"embedding {n_texts:,} {role} ({n_tokens:,} tokens) with {model}: timing "
+            f"{plan.texts(calls):,} of them first, from {len(plan.groups)} length strata "
+            f"after a warm-up on {len(calls[plan.warm_call]):,}, for an estimate")
+
+
 def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estimate,
                   skip: set[int]) -> str:
     rate = est.sample_texts / est.sample_seconds if est.sample_seconds > 0 else float("inf")
     return (f"embedding {n_texts:,} {role} ({n_tokens:,} tokens) with {model}: about "
-            f"{duration(est.seconds('point', skip))} on this machine (range "
+            f"{duration(est.seconds('point', skip))} more on this machine (range "
             f"{duration(est.seconds('low', skip))} to {duration(est.seconds('high', skip))}; "
             f"timed after a warm-up on {est.sample_texts} of them drawn from {len(est.groups)} "
             f"length strata: {rate:.0f} texts/s)")
 
 
+@dataclass(frozen=True)
+class SamplePlan:
+    """What the estimate runs before the job: a warm-up call (untimed, the middle call of
+    the median stratum), then each stratum's calls (:func:`sample_calls`)."""
+
+    groups: list[list[int]]
+    warm_call: int
+    picked: list[list[int]]
+
+    def texts(self, calls: list[list[int]]) -> int:
+        return sum(len(calls[c]) for ids in self.picked for c in ids)
+
+
+def plan_sample(calls: list[list[int]], lengths: Sequence[int]) -> SamplePlan:
+    groups = strata(lengths)
+    median = len(groups) // 2
+    middle = sample_calls(calls, groups[median:median + 1], set())
+    warm_call = middle[0][0] if middle and middle[0] else len(calls) // 2
+    return SamplePlan(groups, warm_call, sample_calls(calls, groups, {warm_call}))
+
+
 def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None],
                  calls: list[list[int]], lengths: Sequence[int], batch: int = BATCH,
-                 batch_tokens: int | None = None) -> tuple[Estimate, set[int], set[int], float]:
-    """Warm up on the middle call of the median stratum (untimed), time the stratified
-    sample (whole calls of the job, one at a time), lay out the rest of the job (its
-    remaining calls, each cut into batches of ``batch`` texts or ``batch_tokens`` padded
-    tokens) and return the estimate, the calls already run (warm-up and sample), the
-    warm-up's positions and when the warm-up ended."""
-    groups = strata(lengths)
-    middle = sample_calls(calls, groups[len(groups) // 2:len(groups) // 2 + 1], set())
-    warm_call = middle[0][0] if middle and middle[0] else len(calls) // 2
-    encode_block(calls[warm_call])  # untimed: a lazily loaded model loads here
+                 batch_tokens: int | None = None, plan: SamplePlan | None = None,
+                 ) -> tuple[Estimate, set[int], set[int], float]:
+    """Warm up (untimed), time the stratified sample of ``plan`` (whole calls of the job,
+    one at a time), lay out the rest of the job (its remaining calls, each cut into batches
+    of ``batch`` texts or ``batch_tokens`` padded tokens) and return the estimate, the
+    calls already run (warm-up and sample), the warm-up's positions and when the warm-up
+    ended."""
+    plan = plan or plan_sample(calls, lengths)
+    encode_block(calls[plan.warm_call])  # untimed: a lazily loaded model loads here
     warmed = time.perf_counter()
-    ran = {warm_call}
+    ran = {plan.warm_call}
     halves, seconds = [], []
-    for picked in sample_calls(calls, groups, ran):
+    for picked in plan.picked:
         pair = [calls[c] for c in picked]
         a, b = ([], pair[0]) if len(pair) == 1 else (pair + [[], []])[:2]
         timing = []
@@ -229,10 +258,11 @@ def timed_sample(texts: Sequence[str], encode_block: Callable[[list[int]], None]
         halves.append((a, b))
         seconds.append((timing[0], timing[1]))
         ran.update(picked)
-    plan = [b for c, call in enumerate(calls) if c not in ran
-            for b in model_batches(call, lengths, batch, batch_tokens)]
-    est = stratified_estimate(groups, halves, seconds, lengths, plan, batch, batch_tokens)
-    return est, ran, set(calls[warm_call]), warmed
+    plan_of_rest = [b for c, call in enumerate(calls) if c not in ran
+                    for b in model_batches(call, lengths, batch, batch_tokens)]
+    est = stratified_estimate(plan.groups, halves, seconds, lengths, plan_of_rest, batch,
+                              batch_tokens)
+    return est, ran, set(calls[plan.warm_call]), warmed
 
 
 class _Eta:
@@ -278,8 +308,11 @@ def encode_with_progress(texts: Sequence[str], encode_block: Callable[[list[int]
     started = 0.0
     try:
         if progress and len(texts) >= ESTIMATE_FROM:
+            plan = plan_sample(calls, lengths)
+            print(sample_line(role, model, len(texts), sum(lengths), plan, calls),
+                  file=sys.stderr, flush=True)
             est, ran, warm, started = timed_sample(texts, encode_block, calls, lengths, batch,
-                                                   batch_tokens)
+                                                   batch_tokens, plan)
             done = {i for c in ran for i in calls[c]}
             eta = _Eta(est, done)
             print(estimate_line(role, model, len(texts), sum(lengths), est, done),

@@ -53,10 +53,15 @@ def test_the_estimate_comes_first_and_every_text_is_embedded_once(tmp_path, caps
     err = capsys.readouterr().err
     # 400 texts of 1..9 words, each counted at most 5 (the profile's maximum length)
     expected_tokens = sum(min(1 + i % 9, 5) for i in range(400))
-    first = err.splitlines()[0]
-    assert first.startswith(f"embedding 400 documents ({expected_tokens:,} tokens) with "
-                            "stand-in/words: about ")
-    assert "(range " in first and "drawn from 4 length strata" in first
+    first, second = err.splitlines()[:2]
+    # before the warm-up: the sample about to be timed, two calls of 16 texts a stratum
+    assert first == (f"embedding 400 documents ({expected_tokens:,} tokens) with "
+                     "stand-in/words: timing 128 of them first, from 4 length strata after "
+                     "a warm-up on 16, for an estimate")
+    assert second.startswith(f"embedding 400 documents ({expected_tokens:,} tokens) with "
+                             "stand-in/words: about ")
+    assert " more on this machine (range " in second
+    assert "timed after a warm-up on 128 of them drawn from 4 length strata" in second
     assert re.search(r" 400(\.0)?/400 ", err)
     assert err.index("embedding 400 documents (") < err.index("/400 ")
     assert "embedded 400 documents in " in err.splitlines()[-1]
@@ -166,7 +171,7 @@ def test_the_ratio_estimate_arithmetic():
     assert narrow.seconds("point", {0, 1, 4, 5, 6, 7}) == 8.0
     assert wide.sample_texts == 6 and wide.sample_seconds == 10.0
     line = estimate_line("documents", "m", 10, 50, wide, set())
-    assert line == ("embedding 10 documents (50 tokens) with m: about 22 s on this machine "
+    assert line == ("embedding 10 documents (50 tokens) with m: about 22 s more on this machine "
                     "(range 18 s to 26 s; timed after a warm-up on 6 of them drawn from 2 "
                     "length strata: 1 texts/s)")
 
