@@ -193,7 +193,7 @@ def stratified_estimate(groups: list[list[int]], halves: list[tuple[list[int], l
                     tuple(costs[2]), sum(len(a) + len(b) for a, b in halves), total_s)
 
 
-def sample_line(role: str, model: str, n_texts: int, n_tokens: int, plan: "SamplePlan",
+def sample_line(role: str, model: str, n_texts: int, n_tokens: int, plan: SamplePlan,
                 calls: list[list[int]]) -> str:
     """What the reader sees before the warm-up: the job, and the sample about to be timed."""
     return (f"embedding {n_texts:,} {role} ({n_tokens:,} tokens) with {model}: timing "
@@ -225,6 +225,7 @@ class SamplePlan:
 
 
 def plan_sample(calls: list[list[int]], lengths: Sequence[int]) -> SamplePlan:
+    """The sample of a job cut into ``calls``: its strata, warm-up call and timed calls."""
     groups = strata(lengths)
     median = len(groups) // 2
     middle = sample_calls(calls, groups[median:median + 1], set())
