@@ -78,9 +78,9 @@ def _best(variants: dict, texts: list[str], rounds: int) -> dict[str, float]:
 def _predicted_vs_actual(enc, pool: list[str], where: str) -> dict:
     """The estimate of embedding ``pool`` (in the cache's order, longest first) against
     the time the rest of it took."""
-    from harness.retrieval.embeddings.progress import job_calls, timed_sample
+    from harness.retrieval.embeddings.progress import job_calls, longest_first, timed_sample
 
-    pool = sorted(pool, key=lambda t: (-len(t), t))
+    pool = sorted(pool, key=lambda t: longest_first(t, t))
 
     def encode_block(indices):
         enc.encode([pool[i] for i in indices])

@@ -96,14 +96,13 @@ def texts_per_second(encoder, texts) -> float:
 def drop_in_rates(encoders, corpus_texts) -> dict:
     """Both models' texts/s here on a length-stratified sample of the corpus (the calls
     of :mod:`harness.retrieval.embeddings.progress`), for the certificate."""
-    from harness.retrieval.embeddings.progress import (BATCH, job_calls, sample_calls, strata,
-                                                       tokens)
+    from harness.retrieval.embeddings.progress import (BATCH, job_calls, longest_first,
+                                                       plan_sample, tokens)
 
-    texts = sorted(set(corpus_texts), key=lambda t: (-len(t), t))  # the cache's order
-    lengths = [tokens(t, 256) for t in texts]
+    texts = sorted(set(corpus_texts), key=lambda t: longest_first(t, t))
     calls = job_calls(len(texts), BATCH, 4 * BATCH)
-    sample = [texts[i] for picked in sample_calls(calls, strata(lengths), set())
-              for c in picked for i in calls[c]]
+    plan = plan_sample(calls, [tokens(t, 256) for t in texts])
+    sample = [texts[i] for picked in plan.picked for c in picked for i in calls[c]]
     return {side: texts_per_second(encoders[side], sample) for side in ("old", "new")}
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from harness.core import settings
+from harness.retrieval.embeddings.progress import BATCH, encode_with_progress, longest_first
 
 import numpy as np
 
@@ -290,8 +291,6 @@ class EmbedStats:
 
 def _batch(enc) -> int:
     """Texts per model batch of ``enc`` (the encoders' default when it does not say)."""
-    from harness.retrieval.embeddings.progress import BATCH
-
     return int(getattr(enc, "batch_size", None) or BATCH)
 
 
@@ -358,10 +357,8 @@ class CachedEncoder:
                 self.stats.shared = self.shared.block()
         missing = [sha for sha in first if sha not in vectors]
         # similar lengths per block keep padding (and so cost) low; the order is total
-        missing.sort(key=lambda sha: (-len(texts[first[sha]]), sha))
+        missing.sort(key=lambda sha: longest_first(texts[first[sha]], sha))
         if missing:
-            from harness.retrieval.embeddings.progress import encode_with_progress
-
             pending = [texts[first[sha]] for sha in missing]
 
             def encode_block(indices: list[int]) -> None:

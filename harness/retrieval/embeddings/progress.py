@@ -64,6 +64,12 @@ CALLS = 16
 ESTIMATE_FROM = 128
 
 
+def longest_first(text: str, tie: str) -> tuple[int, str]:
+    """The order a job's texts are embedded in (the sort key): longest first by characters,
+    ties by ``tie``, so neighbouring calls hold similar lengths."""
+    return -len(text), tie
+
+
 def tokens(text: str, cap: int | None) -> int:
     n = len(text.split())
     return min(n, cap) if cap else n
@@ -207,7 +213,7 @@ def estimate_line(role: str, model: str, n_texts: int, n_tokens: int, est: Estim
     return (f"embedding {n_texts:,} {role} ({n_tokens:,} tokens) with {model}: about "
             f"{duration(est.seconds('point', skip))} more on this machine (range "
             f"{duration(est.seconds('low', skip))} to {duration(est.seconds('high', skip))}; "
-            f"timed after a warm-up on {est.sample_texts} of them drawn from {len(est.groups)} "
+            f"timed after a warm-up on {est.sample_texts:,} of them drawn from {len(est.groups)} "
             f"length strata: {rate:.0f} texts/s)")
 
 
