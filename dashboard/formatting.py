@@ -58,7 +58,9 @@ def md_code(value) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 MARK_LEGEND = ("`*` significant after Holm correction; `n.s.` not significant; `floor` cannot "
-               "be significant (too few queries differ for any outcome to reach alpha)")
+               "be significant (too few queries differ for any outcome to reach alpha); "
+               "`borderline` within Monte Carlo error of alpha (rerun with more "
+               "--permutations)")
 
 
 def run_labels(run_table) -> dict[str, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard.formatting import fmt_delta, fmt_interval
-from warehouse.exports import class_order
+from dashboard.formatting import fmt_interval, mark
+from warehouse.exports import BORDERLINE_MARK, class_order, is_borderline_test
 from warehouse import render
 from warehouse.render import interval_precision, not_comparable_text
 
@@ -39,7 +39,8 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
     for r in rows.itertuples(index=False):
         text = fmt_interval(r.value, r.lower, r.upper, digits)
         if marked:
-            text += BEST_MARK if r.best else TIED_MARK if r.tied else ""
+            tie = getattr(r, "tie", render.TIED if r.tied else "")
+            text += BEST_MARK if r.best else render.TIE_MARKS.get(tie, "")
         cells[(r.run_id, r.query_class, r.measure)] = text
     deltas_at: dict[tuple, str] = {}
     if with_control:
@@ -47,7 +48,9 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
             if not bool(d.comparable):
                 cell = not_comparable_cell(d.not_comparable_because)
             else:
-                cell = fmt_delta(d.delta, d.delta_lower, d.delta_upper, d.verdict)
+                cell = render.fmt_delta(d.delta, d.delta_lower, d.delta_upper,
+                                        BORDERLINE_MARK if is_borderline_test(d._asdict())
+                                        else mark(d.verdict))
                 if not d.paired:
                     cell = f"{cell} (unpaired: n {d.control_n} vs {d.n})"
             deltas_at[(d.run_id, d.query_class, d.measure)] = cell
@@ -92,6 +95,8 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
 #: what the Results page appends to the best mean and to a mean tied with the best (the
 #: exports' marks)
 BEST_MARK, TIED_MARK = render.BEST_MARK, render.TIED_MARK
+#: what the tie marks and a borderline delta mean (the Results page's caption)
+TIE_LEGEND, BORDERLINE, NOT_TESTED = render.TIE_LEGEND, render.BORDERLINE, render.NOT_TESTED
 
 
 def tie_marks(rows: pd.DataFrame, per_query: pd.DataFrame, groups: dict) -> pd.DataFrame:
@@ -105,8 +110,6 @@ def tie_marks(rows: pd.DataFrame, per_query: pd.DataFrame, groups: dict) -> pd.D
     frame = rows.assign(**{"class": rows["query_class"],
                            "group": rows["run_id"].map(groups).fillna("")})
     frame = frame.assign(best=best_of(frame))
-    if per_query is None or per_query.empty:
-        return frame.assign(tied=False)
     return mark_ties(frame, per_query, tied_with_best)
 
 

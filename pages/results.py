@@ -129,7 +129,11 @@ def render() -> None:
                   "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
                + f". {tables.BEST_MARK.strip()} the best mean per measure and class; "
                f"{tables.TIED_MARK.strip()} not significantly different from the best "
-               "(paired randomization test against the best run, Holm-corrected, α = 0.05). "
+               "(paired randomization test against the best run, Holm-corrected, α = 0.05)"
+               + "".join(f"; {tables.TIE_LEGEND[k]}" for k in (tables.BORDERLINE,
+                                                              tables.NOT_TESTED)
+                         if k in set(rows["tie"]))
+               + ". "
                "Runs judged at another granularity or under another relevance policy are in "
                "tables of their own: their numbers are not comparable."
                + (f" Δ against the control: paired delta [interval] and mark: "

@@ -16,3 +16,12 @@ def best_of(rows):
     top = rows.groupby(keys)["value"].transform("max")
     count = rows.groupby(keys)["value"].transform("count")
     return (rows["value"] == top) & (count > 1)
+
+
+#: what the tie test says of a row (``tie``): the best itself; tied with it; separated from it
+#: (Holm p <= alpha); borderline (within Monte Carlo error of alpha); not tested (the slice
+#: has two runs or more but no query every run scored, or no per-query values); '' for a
+#: slice of one run
+BEST, TIED, NOT_TIED, BORDERLINE, NOT_TESTED = "best", "tied", "not tied", "borderline", \
+    "not tested"
+TIE_STATES = (BEST, TIED, NOT_TIED, BORDERLINE, NOT_TESTED, "")

@@ -18,7 +18,7 @@ from harness.core.measures import MEASURES
 from harness.claims.metrics import ALL
 from warehouse import queries, schema
 from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
-from warehouse.best import best_of
+from warehouse.best import BEST, BORDERLINE, NOT_TESTED, NOT_TIED, TIED, best_of
 from warehouse.db import connect
 from warehouse.errors import ExportRefused
 from warehouse.render import INTERNAL_STAMP, RENDERERS
@@ -30,6 +30,8 @@ LAYOUTS = ("wide", "long")
 VIEW_CELLS = {"publishable": "publishable", "internal": INTERNAL_STAMP}
 #: the significance mark of a stored verdict (the Holm-adjusted paired test), as on screen
 MARKS = {"significant": "*", "not significant": "n.s.", "cannot be significant": "floor"}
+#: the mark of a verdict within Monte Carlo error of its level (neither verdict is safe)
+BORDERLINE_MARK = "borderline"
 #: per measure in the wide layout: the value, its interval, and (with a control) its delta
 INTERVAL_FIELDS = ("lower", "upper", "interval_method")
 DELTA_FIELDS = ("delta", "delta_lower", "delta_upper", "p_holm", "mark")
@@ -126,9 +128,13 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
             d = pd.DataFrame(columns=[*keys, "delta", "delta_lower", "delta_upper", "p_holm",
                                       "verdict", "comparable", "not_comparable_because",
                                       "paired", "delta_tier"])
+        for col in ("p", "alpha", "permutations"):
+            if col not in d.columns:
+                d = d.assign(**{col: float("nan")})
         merged = frame[keys].merge(d[[*keys, "delta", "delta_lower", "delta_upper", "p_holm",
                                       "verdict", "comparable", "not_comparable_because",
-                                      "paired", "delta_tier"]], on=keys, how="left")
+                                      "paired", "delta_tier", "p", "alpha", "permutations"]],
+                                   on=keys, how="left")
         comparable = merged["comparable"].fillna(False).astype(bool).to_numpy()
         is_control = (frame["run_id"] == control).to_numpy()
         has = merged["delta"].notna().to_numpy()
@@ -146,6 +152,8 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
                 marks.append("")
             elif not comparable[i]:
                 marks.append("not comparable")
+            elif is_borderline_test(merged.iloc[i]):
+                marks.append(BORDERLINE_MARK)
             else:
                 marks.append(significance_mark(verdict))
         out["mark"] = marks
@@ -158,6 +166,24 @@ def long_rows(intervals, deltas, labels: dict, control: str | None, view: str):
     out["unanswered"] = frame["queries_unanswered"].astype("int64").to_numpy()
     out["dropped"] = frame["queries_dropped_unjudgeable"].astype("int64").to_numpy()
     return out.reset_index(drop=True)
+
+
+def is_borderline_test(test) -> bool:
+    """A stored verdict within Monte Carlo error of its level
+    (:func:`harness.claims.comparisons.is_borderline`)."""
+    from harness.claims.comparisons import is_borderline
+
+    def get(key):
+        import pandas as pd
+
+        value = test.get(key)
+        return None if value is None or pd.isna(value) else value
+
+    p, p_holm, alpha, perms = get("p"), get("p_holm"), get("alpha"), get("permutations")
+    if get("verdict") not in ("significant", "not significant") or None in (p, p_holm, alpha):
+        return False
+    return is_borderline(float(p), float(p_holm), None if perms is None else int(perms),
+                         float(alpha))
 
 
 def with_arms(rows, runs_info: list[dict]):
@@ -174,16 +200,16 @@ def with_arms(rows, runs_info: list[dict]):
 
 
 def mark_ties(rows, per_query, tie_test):
-    """``rows`` with ``tied`` (bool): per corpus x class x measure with two runs or more,
-    the runs ``tie_test`` finds not significantly different from the best, over the queries
-    every run of the slice scored (the ``all`` class: every query of the corpus).  The
-    reference of the test is the run the tables mark best (:func:`best_of`, the first such
-    in the rows' order), passed as ``reference=``."""
+    """``rows`` with ``tie`` (:data:`warehouse.best.TIE_STATES`) and ``tied`` (``tie ==
+    'tied'``): per corpus x class x measure with two runs or more, whether ``tie_test``
+    finds each run not significantly different from the best, over the queries every run
+    of the slice scored (the ``all`` class: every query of the corpus; a pooled ``a+b`` row:
+    every query of its member corpora, keyed by corpus and query).  The reference of the
+    test is the run the tables mark best (:func:`best_of`, the first such in the rows'
+    order), passed as ``reference=``.  A slice whose test cannot run says ``not tested``."""
     import pandas as pd
 
-    tied = pd.Series(False, index=rows.index)
-    if per_query.empty:
-        return rows.assign(tied=tied)
+    tie = pd.Series("", index=rows.index, dtype="object")
     best = best_of(rows)
     keys = ["corpus", "group", "class", "measure"] if "group" in rows.columns else \
         ["corpus", "class", "measure"]
@@ -191,22 +217,32 @@ def mark_ties(rows, per_query, tie_test):
         corpus, cls, measure = key[0], key[-2], key[-1]
         if len(part) < 2:
             continue
-        pq = per_query[(per_query["corpus"] == corpus) & (per_query["measure"] == measure)]
-        if cls != ALL:
-            pq = pq[pq["query_class"] == cls]
-        wide_values = pq.pivot_table(index="query_id", columns="run_id", values="value",
-                                     aggfunc="first").reindex(columns=list(part["run_id"]))
-        wide_values = wide_values.dropna().sort_index()
-        if wide_values.empty:
-            continue
         leaders = [rid for rid, b in zip(part["run_id"], best[part.index]) if b]
-        if not leaders:
+        tie[part.index] = NOT_TESTED
+        values = _slice_values(per_query, corpus, cls, measure, list(part["run_id"]))
+        if values is None or not leaders:
             continue
-        result = tie_test({rid: wide_values[rid].to_numpy() for rid in part["run_id"]},
+        result = tie_test({rid: values[rid].to_numpy() for rid in part["run_id"]},
                           reference=leaders[0])
         for index, rid in zip(part.index, part["run_id"]):
-            tied[index] = bool(result[rid].tied)
-    return rows.assign(tied=tied)
+            r = result[rid]
+            tie[index] = BEST if r.best else BORDERLINE if r.borderline else \
+                TIED if r.tied else NOT_TIED
+    return rows.assign(tie=tie, tied=tie == TIED)
+
+
+def _slice_values(per_query, corpus: str, cls: str, measure: str, run_ids: list):
+    """The per-query values of one slice (queries x runs) over the queries every run
+    scored, or None when there are none."""
+    if per_query is None or per_query.empty:
+        return None
+    members = corpus.split("+")
+    pq = per_query[per_query["corpus"].isin(members) & (per_query["measure"] == measure)]
+    if cls != ALL:
+        pq = pq[pq["query_class"] == cls]
+    values = pq.pivot_table(index=["corpus", "query_id"], columns="run_id", values="value",
+                            aggfunc="first").reindex(columns=run_ids).dropna().sort_index()
+    return None if values.empty else values
 
 
 def _stricter(a, b):
@@ -220,7 +256,8 @@ def _stricter(a, b):
 def wide(rows, with_control: bool):
     """The long rows pivoted to one row per run x corpus x class: per measure ``M``,
     ``M lower``, ``M upper``, ``M interval_method`` and, with a control, ``M delta``,
-    ``M delta_lower``, ``M delta_upper``, ``M p_holm``, ``M mark``."""
+    ``M delta_lower``, ``M delta_upper``, ``M p_holm``, ``M mark``; with the tie test,
+    ``M tied_with_best`` (empty where it is borderline or was not tested) and ``M tie``."""
     import pandas as pd
 
     keys = ["view", "run", "run_id", "corpus", "tier", "class", "n"]
@@ -244,7 +281,10 @@ def wide(rows, with_control: bool):
             for f in DELTA_FIELDS:
                 line[f"{m} {f}"] = r[f]
         if tied:
-            line[f"{m} tied_with_best"] = bool(r["tied"])
+            # unknown (empty) where the test could not decide or did not run: see ``M tie``
+            line[f"{m} tied_with_best"] = (None if r["tie"] in (BORDERLINE, NOT_TESTED)
+                                           else bool(r["tied"]))
+            line[f"{m} tie"] = r["tie"]
         line["unanswered"], line["dropped"] = r["unanswered"], r["dropped"]
         for column in arms:
             line[column] = r[column]
@@ -254,7 +294,7 @@ def wide(rows, with_control: bool):
         if with_control:
             columns += [f"{m} {f}" for f in DELTA_FIELDS]
         if tied:
-            columns.append(f"{m} tied_with_best")
+            columns += [f"{m} tied_with_best", f"{m} tie"]
     columns += list(COUNT_COLUMNS) + arms
     out = pd.DataFrame(list(groups.values())).reindex(columns=columns)
     for m in measures:
@@ -263,6 +303,9 @@ def wide(rows, with_control: bool):
                                                       if with_control else ()):
             out[col] = out[col].astype("float64")
         out[f"{m} interval_method"] = out[f"{m} interval_method"].astype("object")
+        if tied:
+            out[f"{m} tied_with_best"] = out[f"{m} tied_with_best"].astype("boolean")
+            out[f"{m} tie"] = out[f"{m} tie"].fillna("").astype("object")
     out["n"] = out["n"].astype("int64")
     return out
 

@@ -1,26 +1,35 @@
-"""The paste-ready LaTeX of an export: tables that fit the page they are pasted into.
+"""The paste-ready LaTeX of an export: one table that fits the page it is pasted into.
 
-An export becomes one ``table`` per corpus (and per comparability group: runs that measured
-differently never share a column), the query classes as row groups (``all`` first), one
-line per run, per measure the mean aligned on its decimal point (siunitx ``S`` columns) with
-its interval and, with a control, the delta against it with its interval and mark.  The best
-mean per measure and class is bold; an arm statistically tied with the best carries a dagger
-(when the export holds that test).
+An export becomes one ``table``: the corpus x query-class slices as row groups (``all``
+first, pooled corpora last), one line per run, per measure the mean aligned on its decimal
+point (siunitx ``S`` columns) with its interval and, with a control, the delta against it
+with its interval and mark.  Only runs that measured differently (comparability groups)
+get tables of their own: their numbers never share a column.  The best mean per measure
+and slice is bold; an arm statistically tied with the best carries a dagger (when the
+export holds that test), a borderline one a double dagger, an untested slice ``nt``.  The
+caption and the notes (interval level, sources, marks) are written once; a continued
+table points back to the first.
+
+Numbers carry the fewest decimals, from 3 to 6, that keep every two different means of a
+slice and measure different as printed (:func:`separating_digits`), so a bold best and a
+marked run never print the same digits.
 
 The layout is chosen to fit the text width of an ``article`` (345 pt) or, with
 ``columns=2``, one column of a two-column ``article`` (229.5 pt; 241-pt columns fit too).
 Widths are estimated from Computer Modern's glyph widths (:func:`harness.core.latex.text_width`);
-the layouts are tried in order and the first that fits is used:
+the layouts are tried in order and the first that fits is used, preferring one that needs no
+continued table to one that is narrower:
 
 1. intervals beside their means;
 2. intervals on a second line under their means;
 3. the same with the runs abbreviated (R1, R2, ...) and a legend under the table;
-4. (two columns only) the three above as a ``table*`` across both columns (469 pt);
-5. the measures split over several tables;
-6. the last resort: the table scaled down with ``\\resizebox`` (said on stderr).
+4. the three again tighter (``\\footnotesize``, half the column separation);
+5. (two columns only) the six above as a ``table*`` across both columns (469 pt);
+6. the measures split over several tables (the last resort but one);
+7. the last resort: the table scaled down with ``\\resizebox`` (said on stderr).
 
-Tables taller than a page are split into continued tables.  The first lines are LaTeX
-comments naming the packages the preamble needs.
+Tables taller than a page continue in the next float.  The first lines are LaTeX comments
+naming the packages the preamble needs.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 
 from harness.core.latex import breakable, escape_latex, text_width
-from warehouse.best import best_of
+from warehouse.best import BORDERLINE, NOT_TESTED, best_of
 
 #: text widths (pt) of the standard ``article`` at 10 pt: one column, one column of two, and
 #: the full width of a two-column page (for ``table*``)
@@ -39,19 +48,22 @@ TEXT_HEIGHT = 550.0
 FLOAT_HEIGHT = 0.85 * TEXT_HEIGHT
 #: the share of the width a table may fill by the estimate
 SAFETY = 0.97
-#: LaTeX's default ``\\tabcolsep``
-TABCOLSEP = 6.0
-#: decimals of every mean, bound and delta in a LaTeX table
-DIGITS = 3
-#: line heights (pt) at ``\\small`` (the table body) and ``\\footnotesize`` (notes)
-LINE, NOTE_LINE = 11.5, 9.5
+#: LaTeX's default ``\tabcolsep``, and the tight layouts' half of it
+TABCOLSEP, TIGHT_TABCOLSEP = 6.0, 3.0
+#: the fewest and the most decimals of a mean, bound or delta (:func:`separating_digits`)
+LEAST_DIGITS, MOST_DIGITS = 3, 6
+#: line heights (pt) at ``\small`` / ``\footnotesize`` (the table body) and of the notes
+LINE, TIGHT_LINE, NOTE_LINE = 11.5, 9.5, 9.5
 #: the marks of a delta as superscripts, and what they mean (the legend)
-MARK_TEXT = {"*": "$^{*}$", "n.s.": r"\textsuperscript{ns}", "floor": r"\textsuperscript{f{}l}"}
+MARK_TEXT = {"*": "$^{*}$", "n.s.": r"\textsuperscript{ns}", "floor": r"\textsuperscript{f{}l}",
+             "borderline": r"\textsuperscript{b}"}
 MARK_LEGEND = {"*": "* significant after Holm's correction", "n.s.": "ns not significant",
-               "floor": "fl cannot be significant with this many queries (its floor)"}
-TIED = r"$^{\dagger}$"
+               "floor": "fl cannot be significant with this many queries (its floor)",
+               "borderline": "b within Monte Carlo error of the level (neither verdict is "
+                             "safe: rerun with more --permutations)"}
+TIED, BORDERLINE_TIE, UNTESTED = r"$^{\dagger}$", r"$^{\ddagger}$", r"\textsuperscript{nt}"
 PACKAGES = ("booktabs", "siunitx")
-#: after this many floats of one export, a ``\\clearpage`` places them (LaTeX's queue of
+#: after this many floats of one export, a ``\clearpage`` places them (LaTeX's queue of
 #: unplaced floats holds 18)
 FLOATS_PER_PAGE_RUN = 6
 
@@ -64,18 +76,35 @@ class Layout:
     env: str  # table or table*
     width: float  # the width it must fit
     resize: bool = False
+    tight: bool = False  # \footnotesize body, half the column separation
+    transpose: bool = False  # runs as columns, measures as the lines of each slice
+
+    @property
+    def sep(self) -> float:
+        return TIGHT_TABCOLSEP if self.tight else TABCOLSEP
+
+    @property
+    def size(self) -> str:
+        return "footnotesize" if self.tight else "small"
+
+    @property
+    def line(self) -> float:
+        return TIGHT_LINE if self.tight else LINE
 
 
 @dataclass
 class Table:
-    """One table's content: row groups of (class, n text, [(run, {measure: cells})])."""
+    """One table's content: row groups ``(heading, [(run, {measure: cells})])``, the heading
+    the slice's raw text (corpus when the export has several, class, n)."""
 
-    corpus: str
+    title: str | None  # the comparability group, when the export has several
     measures: list[str]
-    groups: list[tuple[str, str, list[tuple[str, dict]]]]
+    groups: list[tuple[str, list[tuple[str, dict]]]]
     with_control: bool
     ties_tested: bool
-    notes: list[str] = field(default_factory=list)
+    digits: int = LEAST_DIGITS
+    #: what the lines are (the first column's head): runs, or measures when transposed
+    corner: str = "run"
 
 
 @dataclass
@@ -88,9 +117,10 @@ class Rendered:
 # --------------------------------------------------------------------------- cells
 
 
-def _num(value, signed: bool = False) -> str:
-    text = f"{float(value):+.{DIGITS}f}" if signed else f"{float(value):.{DIGITS}f}"
-    return text.replace("-0.000", "+0.000") if signed else text
+def _num(value, digits: int, signed: bool = False) -> str:
+    text = f"{float(value):+.{digits}f}" if signed else f"{float(value):.{digits}f}"
+    zero = f"{0:.{digits}f}"
+    return text.replace("-" + zero, "+" + zero) if signed else text
 
 
 def _missing(value) -> bool:
@@ -100,18 +130,34 @@ def _missing(value) -> bool:
         return True
 
 
-def _interval(lower, upper, signed: bool = False) -> str:
+def _interval(lower, upper, digits: int, signed: bool = False) -> str:
     if _missing(lower) or _missing(upper):
         return ""
-    return f"[{_num(lower, signed)}, {_num(upper, signed)}]"
+    return f"[{_num(lower, digits, signed)}, {_num(upper, digits, signed)}]"
 
 
-def _cells(r: dict, with_control: bool) -> dict:
+def separating_digits(rows) -> int:
+    """The fewest decimals (from :data:`LEAST_DIGITS` to :data:`MOST_DIGITS`) at which,
+    per corpus x group x class x measure, means that differ at :data:`MOST_DIGITS` decimals
+    still print differently: a bold best and the runs beside it never show the same digits
+    unless their means are the same."""
+    keys = [k for k in ("corpus", "group", "class", "measure") if k in rows.columns]
+    slices = [sorted({round(float(v), MOST_DIGITS) for v in part["value"] if not _missing(v)})
+              for _, part in rows.groupby(keys, sort=False)] if len(rows) else []
+    for digits in range(LEAST_DIGITS, MOST_DIGITS):
+        if all(len({f"{v:.{digits}f}" for v in values}) == len(values) for values in slices):
+            return digits
+    return MOST_DIGITS
+
+
+def _cells(r: dict, with_control: bool, digits: int) -> dict:
     """The texts of one run x class x measure: mean, interval, delta, delta interval, mark,
-    and whether it is the best or tied with it (unescaped; numbers as plain text)."""
-    out = {"value": "" if _missing(r["value"]) else _num(r["value"]),
-           "interval": _interval(r.get("lower"), r.get("upper")),
-           "best": bool(r.get("best", False)), "tied": bool(r.get("tied", False))}
+    and the tie test's state (unescaped; numbers as plain text)."""
+    tie = r.get("tie") if isinstance(r.get("tie"), str) else (
+        "tied" if r.get("tied") is True else "")
+    out = {"value": "" if _missing(r["value"]) else _num(r["value"], digits),
+           "interval": _interval(r.get("lower"), r.get("upper"), digits),
+           "best": bool(r.get("best", False)), "tie": tie}
     if with_control:
         mark = r.get("mark") or ""
         if mark == "control":
@@ -121,8 +167,9 @@ def _cells(r: dict, with_control: bool) -> dict:
         elif _missing(r.get("delta")):
             out.update(delta="--", delta_interval="", mark="")
         else:
-            out.update(delta=_num(r["delta"], signed=True),
-                       delta_interval=_interval(r.get("delta_lower"), r.get("delta_upper"), True),
+            out.update(delta=_num(r["delta"], digits, signed=True),
+                       delta_interval=_interval(r.get("delta_lower"), r.get("delta_upper"),
+                                                digits, True),
                        mark=mark if mark in MARK_TEXT else "")
     return out
 
@@ -133,114 +180,185 @@ def mark_best(rows):
     return rows.assign(best=best_of(rows))
 
 
+def _n_text(part) -> str:
+    ns = sorted({int(n) for n in part["n"]})
+    return str(ns[0]) if len(ns) == 1 else f"{ns[0]}--{ns[-1]}"
+
+
 def tables_of(export, measures: list[str]) -> list[Table]:
-    """One :class:`Table` per corpus (and comparability group), in the export's order."""
+    """One :class:`Table` per comparability group (one for most exports), its row groups
+    the corpus x class slices: corpora in the export's order, pooled ones last, ``all``
+    first within each."""
     rows = export.rows[export.rows["measure"].isin(measures)]
     rows = mark_best(rows)
+    digits = separating_digits(rows)
     with_control = export.control is not None
-    ties_tested = "tied" in rows.columns
+    ties_tested = "tied" in rows.columns or "tie" in rows.columns
+    split = "group" in rows.columns and rows["group"].nunique() > 1
+    several = rows["corpus"].nunique() > 1
+    corpora = sorted(dict.fromkeys(rows["corpus"]), key=lambda c: "+" in c)
     out = []
-    # runs that measured differently (granularity, relevance policy) get tables of their own
-    group_keys = ["corpus", "group"] if "group" in rows.columns and \
-        rows["group"].nunique() > 1 else ["corpus"]
-    order = list(dict.fromkeys(map(tuple, rows[group_keys].itertuples(index=False))))
-    order.sort(key=lambda k: ("+" in k[0], k))
-    for key in order:
-        part = rows[(rows[group_keys].apply(tuple, axis=1) == key)]
-        classes = list(dict.fromkeys(part["class"]))
-        shown = [m for m in measures if m in set(part["measure"])]
+    for title in (list(dict.fromkeys(rows["group"])) if split else [None]):
+        part = rows if title is None else rows[rows["group"] == title]
         groups = []
-        for cls in classes:
-            sub = part[part["class"] == cls]
-            ns = sorted({int(n) for n in sub["n"]})
-            n_text = str(ns[0]) if len(ns) == 1 else f"{ns[0]}--{ns[-1]}"
-            lines: dict[str, dict] = {}
-            for r in sub.to_dict("records"):
-                lines.setdefault(r["run"], {})[r["measure"]] = _cells(r, with_control)
-            groups.append((cls, n_text, list(lines.items())))
-        corpus = key[0] if len(key) == 1 else f"{key[0]} ({key[1]})"
-        out.append(Table(corpus, shown, groups, with_control, ties_tested))
+        for corpus in corpora:
+            in_corpus = part[part["corpus"] == corpus]
+            for cls in sorted(dict.fromkeys(in_corpus["class"]), key=lambda c: c != "all"):
+                sub = in_corpus[in_corpus["class"] == cls]
+                lines: dict[str, dict] = {}
+                for r in sub.to_dict("records"):
+                    lines.setdefault(r["run"], {})[r["measure"]] = _cells(r, with_control,
+                                                                          digits)
+                heading = (f"{corpus}, " if several else "") + f"{cls} (n = {_n_text(sub)})"
+                groups.append((heading, list(lines.items())))
+        shown = [m for m in measures if m in set(part["measure"])]
+        if groups:
+            out.append(Table(title, shown, groups, with_control, ties_tested, digits))
     return out
+
+
+def transposed(table: Table) -> Table:
+    """The same table with the runs as columns and, in each slice, one line per measure."""
+    runs = list(dict.fromkeys(run for _, lines in table.groups for run, _ in lines))
+    groups = []
+    for heading, lines in table.groups:
+        by_measure: dict[str, dict] = {}
+        for measure in table.measures:
+            for run, cells in lines:
+                if measure in cells:
+                    by_measure.setdefault(measure, {})[run] = cells[measure]
+        groups.append((heading, list(by_measure.items())))
+    return Table(table.title, runs, groups, table.with_control, table.ties_tested,
+                 table.digits, corner="measure")
+
+
+def shaped(tables: list[Table], layout: Layout) -> list[Table]:
+    """The tables as ``layout`` sets them (transposed or not)."""
+    return [transposed(t) for t in tables] if layout.transpose else tables
 
 
 # --------------------------------------------------------------------------- widths
 
 
-def _block_widths(table: Table, measure: str, stacked: bool) -> list[float]:
+def _marks_used(table: Table) -> set[str]:
+    return {c["tie"] for _, lines in table.groups for _, cells in lines
+            for c in cells.values() if c["tie"] and not c["best"]}
+
+
+def _post_mark(table: Table) -> str:
+    """The widest mark after a mean (the space its column keeps)."""
+    used = _marks_used(table)
+    if NOT_TESTED in used:
+        return UNTESTED
+    if used & {BORDERLINE, "tied"}:
+        return BORDERLINE_TIE if BORDERLINE in used else TIED
+    return ""
+
+
+def _block_widths(table: Table, measure: str, layout: Layout,
+                  head_text: str | None = None) -> list[float]:
     """Widths (pt) of a measure's columns: mean [, interval] [, delta [, delta interval]]."""
-    cells = [line[measure] for _, _, lines in table.groups for _, line in lines
+    cells = [line[measure] for _, lines in table.groups for _, line in lines
              if measure in line]
-    post = text_width("x", "scriptsize") if table.ties_tested else 0.0
-    value = text_width("0." + "0" * DIGITS, "small", bold=True) + post + 1.0
-    interval = max((text_width(c["interval"], "footnotesize") for c in cells), default=0.0)
-    widths = [max(value, interval) if stacked else value] + ([] if stacked else [interval])
+    size, note = layout.size, ("scriptsize" if layout.tight else "footnotesize")
+    mark = _post_mark(table)
+    post = text_width("nt" if mark == UNTESTED else "x", "scriptsize") if mark else 0.0
+    value = text_width("0." + "0" * table.digits, size, bold=True) + post + 1.0
+    interval = max((text_width(c["interval"], note) for c in cells), default=0.0)
+    widths = [max(value, interval) if layout.stacked else value] + \
+        ([] if layout.stacked else [interval])
     if table.with_control:
-        delta = text_width("+0." + "0" * DIGITS, "small") + text_width("ns", "scriptsize") + 1.0
-        delta = max(delta, text_width("n/c", "small"))
-        dint = max((text_width(c.get("delta_interval", ""), "footnotesize") for c in cells),
+        delta = text_width("+0." + "0" * table.digits, size) + \
+            text_width("ns", "scriptsize") + 1.0
+        delta = max(delta, text_width("n/c", size))
+        dint = max((text_width(c.get("delta_interval", ""), note) for c in cells),
                    default=0.0)
-        widths += [max(delta, dint)] if stacked else [delta, dint]
+        widths += [max(delta, dint)] if layout.stacked else [delta, dint]
     # the measure's name spans the block
-    head = text_width(measure, "small") + 2.0
-    inner = sum(widths) + 2 * TABCOLSEP * (len(widths) - 1)
+    head = text_width(measure if head_text is None else head_text, size) + 2.0
+    inner = sum(widths) + 2 * layout.sep * (len(widths) - 1)
     if head > inner:
         widths[0] += head - inner
     return widths
 
 
-def _run_names(table: Table, abbreviate: bool) -> dict[str, str]:
-    runs = list(dict.fromkeys(run for _, _, lines in table.groups for run, _ in lines))
-    return {run: f"R{i}" if abbreviate else run for i, run in enumerate(runs, 1)}
+def _names(table: Table, abbreviate: bool) -> tuple[dict[str, str], dict[str, str]]:
+    """The lines' names and the columns' heads: runs are abbreviated (R1, R2, ...) when
+    ``abbreviate``, wherever they are."""
+    runs = list(dict.fromkeys(run for _, lines in table.groups for run, _ in lines)) \
+        if table.corner == "run" else list(table.measures)
+    short = {run: f"R{i}" if abbreviate else run for i, run in enumerate(runs, 1)}
+    if table.corner == "run":
+        return short, {m: m for m in table.measures}
+    lines = {m: m for _, rows in table.groups for m, _ in rows}
+    return lines, short
 
 
 def table_width(table: Table, measures: list[str], layout: Layout) -> float:
-    names = _run_names(table, layout.abbreviate)
-    first = max([text_width("run", "small")] + [text_width(n, "small") for n in names.values()])
+    names, heads = _names(table, layout.abbreviate)
+    first = max([text_width(table.corner, layout.size)]
+                + [text_width(n, layout.size) for n in names.values()])
     widths = [first]
     for m in measures:
-        widths += _block_widths(table, m, layout.stacked)
-    total = sum(widths) + 2 * TABCOLSEP * (len(widths) - 1)
-    groups = max((text_width(f"{cls} (n = {n})", "small", bold=False) + 4.0
-                  for cls, n, _ in table.groups), default=0.0)
+        widths += _block_widths(table, m, layout, heads.get(m, m))
+    total = sum(widths) + 2 * layout.sep * (len(widths) - 1)
+    groups = max((text_width(heading, layout.size) + 4.0 for heading, _ in table.groups),
+                 default=0.0)
     return max(total, groups)
 
 
 def _fits(tables: list[Table], measures: list[str], layout: Layout) -> bool:
-    chunks = _chunks(measures, layout.per_table)
     # the glyph-width estimate is within about 1 % of TeX's; keep 3 % in hand
     return all(table_width(t, c, layout) <= SAFETY * layout.width - 1.0
-               for t in tables for c in chunks)
+               for t in shaped(tables, layout)
+               for c in _chunks(t.measures if layout.transpose else measures,
+                                layout.per_table))
 
 
 def _chunks(items: list, size: int) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
 
 
-def choose_layout(tables: list[Table], measures: list[str], columns: int) -> Layout:
-    """The first layout (module docstring) under which every table fits."""
+def choose_layout(tables: list[Table], measures: list[str], columns: int,
+                  fits_height=None) -> Layout:
+    """The first layout (module docstring) under which every table fits the width and,
+    when ``fits_height`` (a layout -> bool) is given, the first such whose tables need no
+    continuation; failing that, the first that fits the width."""
     n = max(1, len(measures))
     targets = [("table", ONE_COLUMN)] if columns == 1 else [("table", HALF_COLUMN),
                                                             ("table*", TWO_COLUMN_SPAN)]
-    for env, width in targets:
-        for stacked, abbreviate in ((False, False), (True, False), (True, True)):
-            layout = Layout(stacked, abbreviate, n, env, width)
-            if _fits(tables, measures, layout):
-                return layout
+    steps = ((False, False, False), (True, False, False), (True, True, False),
+             (False, False, True), (False, True, True), (True, True, True))
+    runs = max((len(t.groups[0][1]) if t.groups else 0 for t in tables), default=0)
+    wide_enough = [Layout(stacked, abbreviate, n, env, width, tight=tight)
+                   for env, width in targets for stacked, abbreviate, tight in steps]
+    # fewer runs than measures: the runs as columns may fit where the measures do not
+    wide_enough += [Layout(stacked, abbreviate, max(runs, 1), env, width, tight=tight,
+                           transpose=True)
+                    for env, width in targets for stacked, abbreviate, tight in steps
+                    if 1 < runs < n]
+    wide_enough = [layout for layout in wide_enough if _fits(tables, measures, layout)]
+    if wide_enough:
+        short = [layout for layout in wide_enough if fits_height is None or fits_height(layout)]
+        return (short or wide_enough)[0]
     env, width = targets[-1]
     for k in range(n - 1, 0, -1):
-        layout = Layout(True, True, k, env, width)
+        layout = Layout(True, True, k, env, width, tight=True)
         if _fits(tables, measures, layout):
             return layout
-    return Layout(True, True, n, env, width, resize=True)
+    return Layout(True, True, n, env, width, resize=True, tight=True)
 
 
 # --------------------------------------------------------------------------- text
 
 
 def _column_spec(table: Table, measures: list[str], layout: Layout) -> str:
-    value = ("S[table-format=1.3" + (r", table-space-text-post={$^{\dagger}$}"
-                                     if table.ties_tested else "") + "]")
-    delta = r"S[table-format=+1.3, retain-explicit-plus, table-space-text-post={\textsuperscript{ns}}]"
+    fmt = f"1.{table.digits}"
+    mark = _post_mark(table)
+    value = ("S[table-format=" + fmt + (", table-space-text-post={" + mark + "}"
+                                         if mark else "") + "]")
+    delta = ("S[table-format=+" + fmt
+             + r", retain-explicit-plus, table-space-text-post={\textsuperscript{ns}}]")
     spec = ["l"]
     for _ in measures:
         spec.append(value)
@@ -257,11 +375,11 @@ def _per_measure(table: Table, layout: Layout) -> int:
     return (1 if layout.stacked else 2) * (2 if table.with_control else 1)
 
 
-def _head(table: Table, measures: list[str], layout: Layout) -> list[str]:
+def _head(table: Table, measures: list[str], layout: Layout, heads: dict) -> list[str]:
     k = _per_measure(table, layout)
-    names = [r"\multicolumn{%d}{c}{%s}" % (k, escape_latex(m)) if k > 1
-             else "{" + escape_latex(m) + "}" for m in measures]
-    lines = ["run & " + " & ".join(names) + r" \\"]
+    names = [r"\multicolumn{%d}{c}{%s}" % (k, escape_latex(heads.get(m, m))) if k > 1
+             else "{" + escape_latex(heads.get(m, m)) + "}" for m in measures]
+    lines = [table.corner + " & " + " & ".join(names) + r" \\"]
     if table.with_control:
         rules = " ".join(r"\cmidrule(lr){%d-%d}" % (2 + i * k, 1 + (i + 1) * k)
                          for i in range(len(measures)))
@@ -273,11 +391,15 @@ def _head(table: Table, measures: list[str], layout: Layout) -> list[str]:
     return lines
 
 
+#: the superscript after a mean, per tie state (the best carries none: it is bold)
+TIE_TEXT = {"tied": TIED, BORDERLINE: BORDERLINE_TIE, NOT_TESTED: UNTESTED}
+
+
 def _value_cell(c: dict | None) -> str:
     if c is None or not c["value"]:
         return "{--}"
     text = (r"\bfseries " if c["best"] else "") + c["value"]
-    return text + (TIED if c["tied"] and not c["best"] else "")
+    return text + ("" if c["best"] else TIE_TEXT.get(c["tie"], ""))
 
 
 def _delta_cell(c: dict | None) -> str:
@@ -286,31 +408,31 @@ def _delta_cell(c: dict | None) -> str:
     return c["delta"] + MARK_TEXT.get(c["mark"], "")
 
 
-def _small(text: str) -> str:
-    return r"{\footnotesize " + text + "}" if text else ""
+def _small(text: str, layout: Layout) -> str:
+    size = r"\scriptsize " if layout.tight else r"\footnotesize "
+    return "{" + size + text + "}" if text else ""
 
 
 def _body_lines(table: Table, measures: list[str], layout: Layout, names: dict,
                 groups) -> list[str]:
     width = 1 + len(measures) * _per_measure(table, layout)
     out = []
-    for i, (cls, n_text, lines) in enumerate(groups):
+    for i, (heading, lines) in enumerate(groups):
         out.append(r"\midrule" if i == 0 else r"\addlinespace")
-        out.append(r"\multicolumn{%d}{@{}l}{\textit{%s} ($n = %s$)} \\"
-                   % (width, escape_latex(cls), n_text))
+        out.append(r"\multicolumn{%d}{@{}l}{\textit{%s}} \\" % (width, escape_latex(heading)))
         for run, cells in lines:
             top, bottom = [escape_latex(names[run])], [""]
             for m in measures:
                 c = cells.get(m)
                 top.append(_value_cell(c))
-                interval = _small(c["interval"]) if c else ""
+                interval = _small(c["interval"], layout) if c else ""
                 if layout.stacked:
                     bottom.append("{" + interval + "}")
                 else:
                     top.append(interval)
                 if table.with_control:
                     top.append(_delta_cell(c))
-                    dint = _small(c.get("delta_interval", "")) if c else ""
+                    dint = _small(c.get("delta_interval", ""), layout) if c else ""
                     if layout.stacked:
                         bottom.append("{" + dint + "}")
                     else:
@@ -321,27 +443,22 @@ def _body_lines(table: Table, measures: list[str], layout: Layout, names: dict,
     return out
 
 
-def _body_height(groups, stacked: bool) -> float:
-    lines = sum(1 + len(runs) * (2 if stacked else 1) for _, _, runs in groups)
-    return lines * LINE + 6.0 * len(groups)
-
-
-def _split_rows(groups, stacked: bool, budget: float) -> list[list]:
-    """The row groups packed into tables no taller than ``budget`` (a class may continue
-    in the next table, its header repeated)."""
-    per_run = LINE * (2 if stacked else 1)
+def _split_rows(groups, stacked: bool, budget: float, line: float = LINE) -> list[list]:
+    """The row groups packed into floats no taller than ``budget`` (a slice may continue
+    in the next float, its heading repeated)."""
+    per_run = line * (2 if stacked else 1)
     pages, current, used = [], [], 0.0
-    for cls, n_text, runs in groups:
+    for heading, runs in groups:
         rest = list(runs)
         while rest:
-            room = int((budget - used - LINE - 6.0) // per_run)
+            room = int((budget - used - line - 6.0) // per_run)
             if room < 1 and current:
                 pages.append(current)
                 current, used = [], 0.0
                 continue
             take = max(1, room)
-            current.append((cls, n_text, rest[:take]))
-            used += LINE + 6.0 + per_run * len(rest[:take])
+            current.append((heading, rest[:take]))
+            used += line + 6.0 + per_run * len(rest[:take])
             rest = rest[take:]
     if current:
         pages.append(current)
@@ -352,33 +469,72 @@ def _note_height(note: str, width: float) -> float:
     return (text_width(note, "footnotesize") / width + 1) * NOTE_LINE
 
 
-def _legend(table: Table, names: dict, layout: Layout, control: str | None) -> list[str]:
+#: what the notes say when a control is chosen but no paired test is stored for an arm
+NO_TEST_NOTE = ("no paired test is stored for some arms: their $\\Delta$ is the difference "
+                "of the means, with no interval and no mark; to add the tests, run "
+                "\\texttt{python -m harness intervals ARM\\_DIR... --control CONTROL\\_DIR} "
+                "and ingest the results again")
+TIE_LEGEND = {
+    "tied": r"$^{\dagger}$ not significantly different from the best (paired randomization "
+            r"test against the best run, Holm-corrected)",
+    BORDERLINE: r"$^{\ddagger}$ within Monte Carlo error of the level even at the most "
+                r"sign flips: neither tied nor separated",
+    NOT_TESTED: r"\textsuperscript{nt} not tested (no query every run of the slice scored)",
+}
+
+
+def _legend(tables: list[Table], layout: Layout, control: str | None) -> list[str]:
+    """The marks' legend, once for every table of the export."""
     parts = []
-    if len(names) > 1:
-        tied = (r"; $^{\dagger}$ not significantly different from the best (paired "
-                r"randomization test against the best run, Holm-corrected)"
-                if table.ties_tested else "")
-        parts.append(r"Bold: the best mean per measure and class" + tied + ".")
-    if table.with_control:
-        used = sorted({c["mark"] for _, _, lines in table.groups for _, cells in lines
-                       for c in cells.values() if c.get("mark")})
+    runs = {run for t in tables for _, lines in t.groups for run, _ in lines}
+    if len(runs) > 1:
+        used = set().union(*(_marks_used(t) for t in tables)) if tables else set()
+        ties = "".join("; " + TIE_LEGEND[k] for k in ("tied", BORDERLINE, NOT_TESTED)
+                       if k in used)
+        parts.append(r"Bold: the best mean per measure and slice" + ties + ".")
+    if any(t.with_control for t in tables):
+        cells = [c for t in tables for _, lines in t.groups for _, cells in lines
+                 for c in cells.values()]
+        used = sorted({c["mark"] for c in cells if c.get("mark")})
         marks = "; ".join(MARK_LEGEND[m] for m in used)
+        untested = any(c.get("delta") not in (None, "--", "n/c") and not c.get("mark")
+                       for c in cells)
         parts.append(r"$\Delta$: paired difference from the control "
-                     + f"({breakable(control or '')})" + " with its interval"
-                     + (f" ({escape_latex(marks)})" if marks else "") + "; n/c: measured "
-                     "differently from the control (not comparable).")
+                     + f"({breakable(control or '')})"
+                     + (" with its interval" if used else "")
+                     + (f" ({escape_latex(marks)})" if marks else "")
+                     + "; n/c: measured differently from the control (not comparable)"
+                     + ("; " + NO_TEST_NOTE if untested else "") + ".")
     if layout.abbreviate:
+        names = {}
+        for t in tables:
+            names.update(_names(t, True)[0])
         parts.append("Runs: " + "; ".join(f"{short} = {breakable(run)}"
                                            for run, short in names.items()) + ".")
     return parts
 
 
+def _pages(table: Table, layout: Layout, caption: str, note: str) -> list[list]:
+    """The table's row groups split into floats that fit a page with the caption and note."""
+    head_height = layout.line * (3 if table.with_control else 1) + 12.0
+    caption_height = _note_height(caption, layout.width) * LINE / NOTE_LINE
+    budget = FLOAT_HEIGHT - head_height - caption_height - _note_height(note, layout.width)
+    return _split_rows(table.groups, layout.stacked, max(budget, 4 * layout.line), layout.line)
+
+
 def render_tables(export, measures: list[str], caption: str, label: str, source: str,
                   columns: int = 1) -> Rendered:
-    """The export's LaTeX: the packages comment, then every table (see the module)."""
+    """The export's LaTeX: the packages comment, then the table (see the module)."""
     tables = tables_of(export, measures)
-    layout = choose_layout(tables, measures, columns)
     control = export.labels.get(export.control) if export.control else None
+
+    def notes(layout: Layout) -> str:
+        legend = " ".join(_legend(tables, layout, control))
+        return breakable(source) + (" " + legend if legend else "")
+
+    layout = choose_layout(tables, measures, columns, lambda layout: all(
+        len(_pages(t, layout, caption, notes(layout))) == 1 for t in shaped(tables, layout)))
+    note = notes(layout)
     packages = list(PACKAGES) + (["graphicx"] if layout.resize else [])
     stamp = ("% publishable (tier A only)" if export.view == "publishable"
              else "% INTERNAL: not for publication")
@@ -388,41 +544,44 @@ def render_tables(export, measures: list[str], caption: str, label: str, source:
     if layout.resize:
         warnings.append(f"the LaTeX table is wider than {layout.width:g} pt even with one "
                         "measure per table: it is scaled down with \\resizebox")
+    back = r"Notes as in Table~\ref{" + escape_latex(label) + "}."
     count = 0
-    for table in tables:
-        names = _run_names(table, layout.abbreviate)
-        legend = " ".join(_legend(table, names, layout, control))
-        note = breakable(source) + (" " + legend if legend else "")
-        head_height = LINE * (3 if table.with_control else 1) + 12.0
-        caption_height = _note_height(caption, layout.width) * LINE / NOTE_LINE
-        budget = FLOAT_HEIGHT - head_height - caption_height - _note_height(note, layout.width)
-        pages = _split_rows(table.groups, layout.stacked, max(budget, 4 * LINE))
-        first = True
+    for table in shaped(tables, layout):
+        names, heads = _names(table, layout.abbreviate)
+        pages = _pages(table, layout, caption, note)
         for chunk in _chunks(table.measures, layout.per_table):
             for groups in pages:
                 count += 1
-                cap = caption if len(tables) == 1 else \
-                    f"{caption.rstrip().rstrip('.')}. Corpus {table.corpus}."
-                out += _float(table, chunk, layout, names, groups,
-                              cap if first else f"{cap} (continued)",
-                              label if count == 1 else f"{label}-{count}", note)
-                first = False
+                if count == 1:
+                    cap = caption if table.title is None else \
+                        f"{caption.rstrip().rstrip('.')}. Runs measured as {table.title}."
+                else:
+                    cap = (r"Continued from Table~\ref{" + escape_latex(label) + "}"
+                           + ("" if table.title is None
+                              else f": runs measured as {breakable(table.title)}") + ".")
+                out += _float(table, chunk, layout, names, heads, groups, cap,
+                              label if count == 1 else f"{label}-{count}",
+                              note if count == 1 else back, raw_caption=count > 1)
                 if count % FLOATS_PER_PAGE_RUN == 0:
                     # LaTeX holds at most 18 floats waiting for a place: let them out
                     out.append(r"\clearpage")
     return Rendered("\n".join(out) + "\n", warnings)
 
 
-def _float(table: Table, measures, layout: Layout, names, groups, caption: str, label: str,
-           note: str) -> list[str]:
+def _float(table: Table, measures, layout: Layout, names, heads, groups, caption: str,
+           label: str,
+           note: str, raw_caption: bool = False) -> list[str]:
     tabular = [r"\begin{tabular}{" + _column_spec(table, measures, layout) + "}", r"\toprule",
-               *_head(table, measures, layout),
+               *_head(table, measures, layout, heads),
                *_body_lines(table, measures, layout, names, groups),
                r"\bottomrule", r"\end{tabular}"]
     if layout.resize:
         tabular = [r"\resizebox{\linewidth}{!}{%", *tabular, "}"]
-    return [r"\begin{%s}[tbp]" % layout.env, r"\centering", r"\small",
+    sizing = [r"\footnotesize", r"\setlength{\tabcolsep}{%gpt}" % TIGHT_TABCOLSEP] \
+        if layout.tight else [r"\small"]
+    return [r"\begin{%s}[tbp]" % layout.env, r"\centering", *sizing,
             r"\sisetup{detect-weight=true, detect-inline-weight=math}",
-            r"\caption{" + breakable(caption) + "}", r"\label{" + escape_latex(label) + "}",
+            r"\caption{" + (caption if raw_caption else breakable(caption)) + "}",
+            r"\label{" + escape_latex(label) + "}",
             *tabular, r"\par\smallskip",
             r"{\footnotesize\raggedright " + note + r"\par}", r"\end{%s}" % layout.env]

@@ -17,7 +17,7 @@ from typing import Callable
 
 from harness.core.canonical import canonical_float
 from harness.core.markdown import md_escape
-from warehouse.best import best_of
+from warehouse.best import BORDERLINE, NOT_TESTED, TIED, best_of
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -180,19 +180,53 @@ def presentation(export, digits: int = 4, interval_digits: int | None = None,
     return columns, out
 
 
-#: what a cell shows after the best mean and after a mean tied with the best (the Results
-#: page shows the same: :data:`dashboard.tables.BEST_MARK`, ``TIED_MARK``)
-BEST_MARK, TIED_MARK = " ★", " †"
+#: what a cell shows after the best mean, after a mean tied with the best, after one whose
+#: tie test is within Monte Carlo error, and in a slice whose test did not run (the Results
+#: page shows the same: :data:`dashboard.tables.BEST_MARK`, ``TIED_MARK`` ...)
+BEST_MARK, TIED_MARK, BORDERLINE_MARK, UNTESTED_MARK = " ★", " †", " ‡", " (not tested)"
+TIE_MARKS = {TIED: TIED_MARK, BORDERLINE: BORDERLINE_MARK, NOT_TESTED: UNTESTED_MARK}
+#: the legend of those marks, for a page or a Markdown table
+TIE_LEGEND = {
+    "best": "★ the best mean per measure and slice",
+    TIED: "† not significantly different from the best (paired randomization test against "
+          "the best run, Holm-corrected, alpha 0.05)",
+    BORDERLINE: "‡ within Monte Carlo error of alpha even at the most sign flips: neither "
+                "tied nor separated",
+    NOT_TESTED: "not tested: no query every run of the slice scored",
+}
+#: what a table says when a control is chosen but some arms have no stored paired test
+NO_TEST_NOTE = ("Δ without an interval or mark: no paired test is stored for that arm, so it "
+                "is only the difference of the means; add the tests with "
+                "`python -m harness intervals ARM_DIR... --control CONTROL_DIR` and ingest "
+                "the results again")
 
 
 def _best_marks(rows) -> dict:
-    """Row index -> mark, when the rows carry the tie test (``tied``): the best mean per
-    corpus x group x class x measure (two runs or more) and the runs tied with it."""
+    """Row index -> mark, when the rows carry the tie test (``tied``, ``tie``): the best
+    mean per corpus x group x class x measure (two runs or more) and what the tie test says
+    of each other run (:data:`TIE_MARKS`)."""
     if "tied" not in rows.columns or rows.empty:
         return {}
     best = best_of(rows)
-    return {i: BEST_MARK if b else TIED_MARK if t else ""
-            for i, b, t in zip(rows.index, best, rows["tied"])}
+    states = rows["tie"] if "tie" in rows.columns else \
+        rows["tied"].map(lambda t: TIED if t else "")
+    return {i: BEST_MARK if b else TIE_MARKS.get(t, "")
+            for i, b, t in zip(rows.index, best, states)}
+
+
+def legend_lines(rows, with_control: bool) -> list[str]:
+    """What the marks of a table mean, for the marks it shows; and, with a control, what a
+    delta without a stored test is and the command that adds the tests."""
+    out = []
+    marks = set(_best_marks(rows).values())
+    if BEST_MARK in marks:
+        states = [k for k, mark in TIE_MARKS.items() if mark in marks]
+        out.append("; ".join([TIE_LEGEND["best"], *(TIE_LEGEND[k] for k in states)]) + ".")
+    if with_control and "mark" in rows.columns:
+        bare = (rows["mark"] == "") & rows["delta"].notna()
+        if bare.any():
+            out.append(NO_TEST_NOTE + ".")
+    return out
 
 
 def _records(table) -> tuple[list[str], list[list]]:
@@ -245,6 +279,9 @@ def render_md(export) -> str:
         lines.pop()
     else:
         lines += _md_table(head, groups)
+    legend = legend_lines(rows, export.control is not None)
+    if legend:
+        lines += ["", *legend]
     lines += ["", "**Provenance**", ""]
     lines += [f"- {escape_md(line)}" for line in provenance_lines(provenance)]
     return "\n".join(lines) + "\n"

@@ -119,6 +119,30 @@ def verdict(p_adjusted: float, floor: float, alpha: float) -> str:
     return "significant" if p_adjusted <= alpha else "not significant"
 
 
+#: standard errors of a Monte Carlo p within which a verdict is *borderline* (99.9%, two-sided)
+MONTE_CARLO_Z = 3.29
+
+
+def monte_carlo_error(p: float, permutations: int | None) -> float:
+    """The standard error of a Monte Carlo p from ``permutations`` sign vectors,
+    ``sqrt(p (1 - p) / N)`` (binomial; Phipson & Smyth 2010); 0 for an exact p (``None``)."""
+    if permutations is None or permutations <= 0:
+        return 0.0
+    p = min(1.0, max(0.0, float(p)))
+    return math.sqrt(p * (1.0 - p) / permutations)
+
+
+def is_borderline(p: float, p_holm: float, permutations: int | None, alpha: float) -> bool:
+    """Whether a Holm verdict at ``alpha`` lies within Monte Carlo error: the adjusted p, with
+    the raw p moved by :data:`MONTE_CARLO_Z` standard errors (scaled by the row's Holm
+    multiplier ``p_holm / p``), falls on both sides of ``alpha``.  Never for an exact p."""
+    error = monte_carlo_error(p, permutations)
+    if error == 0.0 or not p > 0.0:
+        return False
+    spread = MONTE_CARLO_Z * error * (float(p_holm) / float(p))
+    return float(p_holm) - spread <= alpha < float(p_holm) + spread
+
+
 def family_expectations(rows: Sequence[Mapping[str, Any]], alpha: float) -> list[b.JSON]:
     """What each ``comparisons.json`` row's family says its Holm numbers must be.
 

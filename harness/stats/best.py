@@ -11,6 +11,11 @@ whose adjusted p exceeds ``alpha`` cannot be told apart from the best: it is *ti
 the best*.  This is a step-down multiple comparison with the best (in the spirit of Hsu,
 Ann. Statist. 1981) with the data-chosen reference treated as fixed, so it is conservative
 in what it separates: a run it calls worse is worse at level ``alpha``.
+
+A Monte Carlo p carries sampling error.  When a verdict lies within it
+(:func:`harness.claims.comparisons.is_borderline`), the whole family is redrawn with ten
+times the sign vectors, up to :data:`MAX_PERMUTATIONS`; a verdict still within error there
+is reported as *borderline*, never as plainly tied or separated.
 """
 
 from __future__ import annotations
@@ -20,23 +25,30 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from harness.claims.comparisons import holm
+from harness.claims.comparisons import holm, is_borderline
 from harness.stats.randomization import paired_tests
 from harness.core.seeding import derive_rng
 
 #: the family-wise error of the tie marks
 ALPHA = 0.05
+#: the most sign vectors a borderline family is redrawn with
+MAX_PERMUTATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
 class BestTie:
     """One run against the best run of its slice: ``best`` (it is the reference), ``p`` and
-    ``p_holm`` of its paired test (None for the best itself), ``tied`` (``p_holm > alpha``)."""
+    ``p_holm`` of its paired test (None for the best itself), ``tied`` (``p_holm > alpha``),
+    ``borderline`` (the verdict is within Monte Carlo error even at the most sign vectors;
+    ``tied`` is then False) and ``permutations`` (the sign vectors of a Monte Carlo p, None
+    for an exact one)."""
 
     best: bool
     tied: bool
     p: float | None
     p_holm: float | None
+    borderline: bool = False
+    permutations: int | None = None
 
 
 def tied_with_best(values: Mapping[str, Sequence[float]], *, alpha: float = ALPHA,
@@ -61,9 +73,17 @@ def tied_with_best(values: Mapping[str, Sequence[float]], *, alpha: float = ALPH
     out = {names[best]: BestTie(True, False, None, None)}
     if not others:
         return out
-    tests = paired_tests(matrix[best], matrix[others], permutations=permutations,
-                         rng=derive_rng(seed, "tied-with-best"))
-    adjusted = holm([t.p for t in tests])
-    for i, test, p_holm in zip(others, tests, adjusted):
-        out[names[i]] = BestTie(False, p_holm > alpha, test.p, p_holm)
+    draws = permutations
+    while True:
+        tests = paired_tests(matrix[best], matrix[others], permutations=draws,
+                             rng=derive_rng(seed, "tied-with-best" if draws == permutations
+                                            else f"tied-with-best/{draws}"))
+        adjusted = holm([t.p for t in tests])
+        close = [is_borderline(t.p, q, t.permutations, alpha) for t, q in zip(tests, adjusted)]
+        if not any(close) or draws * 10 > max(MAX_PERMUTATIONS, permutations):
+            break
+        draws *= 10
+    for i, test, p_holm, near in zip(others, tests, adjusted, close):
+        out[names[i]] = BestTie(False, p_holm > alpha and not near, test.p, p_holm, near,
+                                test.permutations)
     return out

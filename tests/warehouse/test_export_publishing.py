@@ -141,40 +141,50 @@ def test_latex_is_paste_ready(fixture):
     latex = _latex(fixture, control=ids["control"], caption="Fusion arms against the control",
                    label="tab:fusion")
     for needed in ("\\toprule", "\\midrule", "\\bottomrule", "\\label{tab:fusion}",
-                   "\\caption{Fusion arms against the control. Corpus alt.}",
-                   "\\caption{Fusion arms against the control. Corpus pub.}"):
+                   "\\caption{Fusion arms against the control}"):
         assert needed in latex, needed
     assert "\\hline" not in latex
     assert latex.splitlines()[1] == "% \\usepackage{booktabs,siunitx}"
     # short run names, never hash ids
     for rid in ids.values():
         assert rid[:8] not in latex
-    # one table per corpus; measures as columns (mean and delta under each name), classes as
-    # row groups (all first)
+    # one table: measures as columns (mean and delta under each name), the corpus x class
+    # slices as row groups (all first, corpora in order); 6 slices x 3 runs on two lines each
+    # are taller than a page, so the table continues once, pointing back to the first
     assert latex.count("\\begin{table}") == 2
+    assert latex.count("\\caption{Continued from Table~\\ref{tab:fusion}.}") == 1
+    assert "Corpus pub." not in latex and "Corpus alt." not in latex
     assert "run & \\multicolumn{2}{c}{nDCG@10} & \\multicolumn{2}{c}{MRR} \\\\" in latex
-    groups = re.findall(r"\\multicolumn\{5\}\{@\{\}l\}\{\\textit\{(.*?)\} \(\$n = (\d+)\$\)\}",
+    groups = re.findall(r"\\multicolumn\{5\}\{@\{\}l\}\{\\textit\{(\w+), (\w+) \(n = (\d+)\)\}\}",
                         latex)
-    assert groups == [("all", "6"), ("lookup", "3"), ("summarize", "3")] * 2
-    # the control's pub mean 0.35 to 3 decimals; arm-one's delta +0.075 with its interval on
-    # the line beneath; arm-two's pub mean 0.35 + 0.1 = 0.45 is the best (bold)
-    pub = latex.split("Corpus pub.")[1]
-    pub_all = pub.split("\\textit{lookup}")[0]
+    # (a slice cut by the continuation repeats its heading in the next float)
+    assert list(dict.fromkeys(groups)) == [
+        (c, cls, n) for c in ("alt", "pub")
+        for cls, n in (("all", "6"), ("lookup", "3"), ("summarize", "3"))]
+    # the control's pub mean 0.35 to 3 decimals (they separate every two means); arm-one's
+    # delta +0.075 with its interval on the line beneath; arm-two's pub mean 0.35 + 0.1 =
+    # 0.45 is the best (bold)
+    pub_all = latex[latex.index("\\textit{pub, all"):latex.index("\\textit{pub, lookup")]
     # tied with the best (arm-two), Holm over two paired sign-flip tests against it: the
     # control differs by -0.1 on all 6 queries (p = 2 / 2^6 = 0.03125, Holm 2 x 0.03125 =
     # 0.0625 > 0.05), arm-one by -0.05 on the 3 even ones (p = 2 / 2^3 = 0.25): both tied
     assert re.search(r"\ncontrol & 0\.350\$\^\{\\dagger\}\$ & \{--\} & ", pub_all)
     assert re.search(r"\narm-one & 0\.425\$\^\{\\dagger\}\$ & \+0\.075\S* & ", pub_all)
-    assert "not significantly different from the best" in pub
+    assert "not significantly different from the best" in latex
     assert re.search(r"\n & \{\{\\footnotesize \[\d\.\d{3}, \d\.\d{3}\]\}\} & "
                      r"\{\{\\footnotesize \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]\}\}", pub_all)
     assert re.search(r"\narm-two & \\bfseries 0\.450 & ", pub_all)
-    # the source note under each table: corpora with tier and query count, engine and version
+    # the notes once, under the first float: corpora with tier and query count, engine and
+    # version; the continuation points back to them
     notes = [line for line in latex.splitlines() if line.startswith("{\\footnotesize")]
-    assert len(notes) == 2
+    assert len(notes) == 2 and notes[1] == \
+        "{\\footnotesize\\raggedright Notes as in Table~\\ref{tab:fusion}.\\par}"
     assert "pub (tier A, MIT, 6 queries)" in notes[0] and "alt (tier A, CC0-1.0, 6 queries)" \
         in notes[0]
     assert "pytrec\\_eval\\_terrier 0.5.10" in notes[0]
+    # without a control the same export is one float, its caption once
+    plain = _latex(fixture)
+    assert plain.count("\\begin{table}") == 1 and plain.count("\\caption{") == 1
 
 
 def test_latex_compiles_with_pdflatex(fixture, tmp_path):

@@ -99,9 +99,12 @@ def per_query_values(run, view: str, measures=None, corpora=None, classes=None, 
 def fetch_per_query_runs(conn: Connection, view: str, run_ids, corpora=None, classes=None,
                          measures=None):
     """The per-query values of several runs (``run_id`` first), on an open connection.
-    ``classes`` does not filter: a slice's ``all`` class needs every query of its corpus."""
+    ``classes`` does not filter: a slice's ``all`` class needs every query of its corpus,
+    and a pooled ``a+b`` corpus selects the queries of its members."""
     source = relation(view, "per_query")
-    where, params = _where("x", corpora=corpora, measures=measures)
+    names = as_list(corpora)
+    members = None if names is None else sorted({m for c in names for m in c.split("+")})
+    where, params = _where("x", corpora=members, measures=measures)
     return conn.query_df(
         f"SELECT x.run_id, x.corpus, x.query_class, x.query_id, x.measure, x.value "
         f"FROM {source} AS x WHERE list_contains(?::VARCHAR[], x.run_id){where} "
@@ -179,7 +182,8 @@ def fetch_deltas_tested(conn: Connection, control_run, runs, view: str, corpora=
         "stricter(stricter(m.tier, c.tier), coalesce(x.tier, m.tier)) AS tier, m.query_class, "
         "m.measure, c.value AS control_value, m.value, m.value - c.value AS delta, "
         "c.n AS control_n, m.n, (c.n = m.n) AS paired, x.delta_lower, x.delta_upper, "
-        "x.discordant, x.p, x.p_holm, x.p_floor, x.family_size, x.alpha, x.verdict "
+        "x.discordant, x.p, x.p_holm, x.p_floor, x.family_size, x.alpha, x.verdict, "
+        "x.permutations "
         f"FROM {source} AS m JOIN {source} AS c ON c.run_id = ? AND c.corpus = m.corpus "
         "AND c.query_class = m.query_class AND c.measure = m.measure "
         "JOIN runs AS r ON r.run_id = m.run_id "
@@ -196,7 +200,7 @@ def deltas_tested(control_run, runs, view: str, corpora=None, classes=None, meas
                   db_path=None):
     """:func:`deltas` with the stored paired test of each arm against this control, where
     one exists: ``delta_lower``, ``delta_upper``, ``p``, ``p_holm``, ``p_floor``,
-    ``family_size``, ``alpha``, ``verdict`` (NULL otherwise), and ``comparable`` /
+    ``family_size``, ``alpha``, ``verdict``, ``permutations`` (NULL otherwise), and ``comparable`` /
     ``not_comparable_because`` as in :func:`deltas`.  The tier is the most restrictive of
     the control's row, the arm's row and the test's row."""
     with connect(db_path, read_only=True) as conn:
