@@ -10,9 +10,10 @@ export holds that test), a borderline one a double dagger, an untested slice ``n
 caption and the notes (interval level, sources, marks) are written once; a continued
 table points back to the first.
 
-Numbers carry the fewest decimals, from 3 to 6, that keep every two different means of a
-slice and measure different as printed (:func:`separating_digits`), so a bold best and a
-marked run never print the same digits.
+Means and deltas carry the fewest decimals, from 3 to 6, that keep every two different
+means of a slice and measure different as printed (:func:`separating_digits`), so a bold
+best and a marked run never print the same digits; interval bounds carry the screen's
+precision (2 decimals, 4 when an interval is narrower than 0.02).
 
 The layout is chosen to fit the text width of an ``article`` (345 pt) or, with
 ``columns=2``, one column of a two-column ``article`` (229.5 pt; 241-pt columns fit too).
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 
 from harness.core.latex import breakable, escape_latex, text_width
 from warehouse.best import BORDERLINE, NOT_TESTED, best_of
+from warehouse.render import interval_precision
 
 #: text widths (pt) of the standard ``article`` at 10 pt: one column, one column of two, and
 #: the full width of a two-column page (for ``table*``)
@@ -105,6 +107,8 @@ class Table:
     digits: int = LEAST_DIGITS
     #: what the lines are (the first column's head): runs, or measures when transposed
     corner: str = "run"
+    #: every run of the export in order, so R1, R2, ... name the same run in every table
+    numbering: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -150,13 +154,13 @@ def separating_digits(rows) -> int:
     return MOST_DIGITS
 
 
-def _cells(r: dict, with_control: bool, digits: int) -> dict:
+def _cells(r: dict, with_control: bool, digits: int, bounds: int) -> dict:
     """The texts of one run x class x measure: mean, interval, delta, delta interval, mark,
     and the tie test's state (unescaped; numbers as plain text)."""
     tie = r.get("tie") if isinstance(r.get("tie"), str) else (
         "tied" if r.get("tied") is True else "")
     out = {"value": "" if _missing(r["value"]) else _num(r["value"], digits),
-           "interval": _interval(r.get("lower"), r.get("upper"), digits),
+           "interval": _interval(r.get("lower"), r.get("upper"), bounds),
            "best": bool(r.get("best", False)), "tie": tie}
     if with_control:
         mark = r.get("mark") or ""
@@ -169,7 +173,7 @@ def _cells(r: dict, with_control: bool, digits: int) -> dict:
         else:
             out.update(delta=_num(r["delta"], digits, signed=True),
                        delta_interval=_interval(r.get("delta_lower"), r.get("delta_upper"),
-                                                digits, True),
+                                                bounds, True),
                        mark=mark if mark in MARK_TEXT else "")
     return out
 
@@ -192,6 +196,11 @@ def tables_of(export, measures: list[str]) -> list[Table]:
     rows = export.rows[export.rows["measure"].isin(measures)]
     rows = mark_best(rows)
     digits = separating_digits(rows)
+    # the bounds to the precision the screen gives them: 2 decimals, 4 when any interval
+    # is narrower than 0.02 (:func:`warehouse.render.interval_precision`)
+    bounds = interval_precision([*zip(rows["lower"], rows["upper"]),
+                                 *(zip(rows["delta_lower"], rows["delta_upper"])
+                                   if "delta_lower" in rows.columns else [])])
     with_control = export.control is not None
     ties_tested = "tied" in rows.columns or "tie" in rows.columns
     split = "group" in rows.columns and rows["group"].nunique() > 1
@@ -207,13 +216,16 @@ def tables_of(export, measures: list[str]) -> list[Table]:
                 sub = in_corpus[in_corpus["class"] == cls]
                 lines: dict[str, dict] = {}
                 for r in sub.to_dict("records"):
-                    lines.setdefault(r["run"], {})[r["measure"]] = _cells(r, with_control,
-                                                                          digits)
+                    lines.setdefault(r["run"], {})[r["measure"]] = _cells(
+                        r, with_control, digits, bounds)
                 heading = (f"{corpus}, " if several else "") + f"{cls} (n = {_n_text(sub)})"
                 groups.append((heading, list(lines.items())))
         shown = [m for m in measures if m in set(part["measure"])]
         if groups:
             out.append(Table(title, shown, groups, with_control, ties_tested, digits))
+    numbering = list(dict.fromkeys(run for t in out for _, lines in t.groups for run, _ in lines))
+    for table in out:
+        table.numbering = numbering
     return out
 
 
@@ -229,7 +241,7 @@ def transposed(table: Table) -> Table:
                     by_measure.setdefault(measure, {})[run] = cells[measure]
         groups.append((heading, list(by_measure.items())))
     return Table(table.title, runs, groups, table.with_control, table.ties_tested,
-                 table.digits, corner="measure")
+                 table.digits, corner="measure", numbering=table.numbering)
 
 
 def shaped(tables: list[Table], layout: Layout) -> list[Table]:
@@ -287,7 +299,8 @@ def _names(table: Table, abbreviate: bool) -> tuple[dict[str, str], dict[str, st
     ``abbreviate``, wherever they are."""
     runs = list(dict.fromkeys(run for _, lines in table.groups for run, _ in lines)) \
         if table.corner == "run" else list(table.measures)
-    short = {run: f"R{i}" if abbreviate else run for i, run in enumerate(runs, 1)}
+    order = table.numbering or runs
+    short = {run: f"R{order.index(run) + 1}" if abbreviate else run for run in runs}
     if table.corner == "run":
         return short, {m: m for m in table.measures}
     lines = {m: m for _, rows in table.groups for m, _ in rows}
@@ -320,10 +333,10 @@ def _chunks(items: list, size: int) -> list[list]:
 
 
 def choose_layout(tables: list[Table], measures: list[str], columns: int,
-                  fits_height=None) -> Layout:
+                  floats=None) -> Layout:
     """The first layout (module docstring) under which every table fits the width and,
-    when ``fits_height`` (a layout -> bool) is given, the first such whose tables need no
-    continuation; failing that, the first that fits the width."""
+    when ``floats`` (layout -> how many floats it takes) is given, the first of those
+    that takes the fewest floats."""
     n = max(1, len(measures))
     targets = [("table", ONE_COLUMN)] if columns == 1 else [("table", HALF_COLUMN),
                                                             ("table*", TWO_COLUMN_SPAN)]
@@ -339,8 +352,10 @@ def choose_layout(tables: list[Table], measures: list[str], columns: int,
                     if 1 < runs < n]
     wide_enough = [layout for layout in wide_enough if _fits(tables, measures, layout)]
     if wide_enough:
-        short = [layout for layout in wide_enough if fits_height is None or fits_height(layout)]
-        return (short or wide_enough)[0]
+        if floats is None:
+            return wide_enough[0]
+        counts = [floats(layout) for layout in wide_enough]
+        return wide_enough[counts.index(min(counts))]
     env, width = targets[-1]
     for k in range(n - 1, 0, -1):
         layout = Layout(True, True, k, env, width, tight=True)
@@ -443,15 +458,28 @@ def _body_lines(table: Table, measures: list[str], layout: Layout, names: dict,
     return out
 
 
-def _split_rows(groups, stacked: bool, budget: float, line: float = LINE) -> list[list]:
-    """The row groups packed into floats no taller than ``budget`` (a slice may continue
-    in the next float, its heading repeated)."""
+def _split_rows(groups, stacked: bool, budget: float, line: float = LINE,
+                later: float | None = None) -> list[list]:
+    """The row groups packed into floats no taller than ``budget``: a slice starts a new
+    float rather than being cut, unless it is taller than a float by itself (it then
+    continues in the next, its heading repeated)."""
     per_run = line * (2 if stacked else 1)
-    pages, current, used = [], [], 0.0
+    pages: list[list] = []
+    current: list = []
+    used = 0.0
+
+    def room_for() -> float:
+        return budget if not pages or later is None else later
+
     for heading, runs in groups:
         rest = list(runs)
+        whole = line + 6.0 + per_run * len(rest)
+        if current and used + whole > room_for() and whole <= (later or budget):
+            # a slice that fits a float of its own is never cut: it starts the next one
+            pages.append(current)
+            current, used = [], 0.0
         while rest:
-            room = int((budget - used - line - 6.0) // per_run)
+            room = int((room_for() - used - line - 6.0) // per_run)
             if room < 1 and current:
                 pages.append(current)
                 current, used = [], 0.0
@@ -510,16 +538,22 @@ def _legend(tables: list[Table], layout: Layout, control: str | None) -> list[st
         for t in tables:
             names.update(_names(t, True)[0])
         parts.append("Runs: " + "; ".join(f"{short} = {breakable(run)}"
-                                           for run, short in names.items()) + ".")
+                                           for run, short in sorted(
+                                               names.items(), key=lambda kv: int(kv[1][1:]))
+                                           ) + ".")
     return parts
 
 
 def _pages(table: Table, layout: Layout, caption: str, note: str) -> list[list]:
-    """The table's row groups split into floats that fit a page with the caption and note."""
+    """The table's row groups split into floats that fit a page: the first with the
+    caption and the notes, the others with their one-line caption and pointer."""
     head_height = layout.line * (3 if table.with_control else 1) + 12.0
     caption_height = _note_height(caption, layout.width) * LINE / NOTE_LINE
-    budget = FLOAT_HEIGHT - head_height - caption_height - _note_height(note, layout.width)
-    return _split_rows(table.groups, layout.stacked, max(budget, 4 * layout.line), layout.line)
+    first = FLOAT_HEIGHT - head_height - caption_height - _note_height(note, layout.width)
+    later = FLOAT_HEIGHT - head_height - 2 * LINE - 2 * NOTE_LINE
+    floor = 4 * layout.line
+    return _split_rows(table.groups, layout.stacked, max(first, floor), layout.line,
+                       later=max(later, floor))
 
 
 def render_tables(export, measures: list[str], caption: str, label: str, source: str,
@@ -532,8 +566,8 @@ def render_tables(export, measures: list[str], caption: str, label: str, source:
         legend = " ".join(_legend(tables, layout, control))
         return breakable(source) + (" " + legend if legend else "")
 
-    layout = choose_layout(tables, measures, columns, lambda layout: all(
-        len(_pages(t, layout, caption, notes(layout))) == 1 for t in shaped(tables, layout)))
+    layout = choose_layout(tables, measures, columns, lambda layout: sum(
+        len(_pages(t, layout, caption, notes(layout))) for t in shaped(tables, layout)))
     note = notes(layout)
     packages = list(PACKAGES) + (["graphicx"] if layout.resize else [])
     stamp = ("% publishable (tier A only)" if export.view == "publishable"
@@ -546,9 +580,10 @@ def render_tables(export, measures: list[str], caption: str, label: str, source:
                         "measure per table: it is scaled down with \\resizebox")
     back = r"Notes as in Table~\ref{" + escape_latex(label) + "}."
     count = 0
-    for table in shaped(tables, layout):
+    for index, table in enumerate(shaped(tables, layout)):
         names, heads = _names(table, layout.abbreviate)
         pages = _pages(table, layout, caption, note)
+        first = True
         for chunk in _chunks(table.measures, layout.per_table):
             for groups in pages:
                 count += 1
@@ -556,12 +591,15 @@ def render_tables(export, measures: list[str], caption: str, label: str, source:
                     cap = caption if table.title is None else \
                         f"{caption.rstrip().rstrip('.')}. Runs measured as {table.title}."
                 else:
+                    # a comparability group is named once, on its first float
+                    new_group = table.title is not None and index > 0 and first
                     cap = (r"Continued from Table~\ref{" + escape_latex(label) + "}"
-                           + ("" if table.title is None
-                              else f": runs measured as {breakable(table.title)}") + ".")
+                           + (f": runs measured as {breakable(table.title)}"
+                              if new_group else "") + ".")
                 out += _float(table, chunk, layout, names, heads, groups, cap,
                               label if count == 1 else f"{label}-{count}",
                               note if count == 1 else back, raw_caption=count > 1)
+                first = False
                 if count % FLOATS_PER_PAGE_RUN == 0:
                     # LaTeX holds at most 18 floats waiting for a place: let them out
                     out.append(r"\clearpage")
@@ -580,7 +618,7 @@ def _float(table: Table, measures, layout: Layout, names, heads, groups, caption
     sizing = [r"\footnotesize", r"\setlength{\tabcolsep}{%gpt}" % TIGHT_TABCOLSEP] \
         if layout.tight else [r"\small"]
     return [r"\begin{%s}[tbp]" % layout.env, r"\centering", *sizing,
-            r"\sisetup{detect-weight=true, detect-inline-weight=math}",
+            r"\sisetup{detect-weight=true, detect-inline-weight=math, group-digits=false}",
             r"\caption{" + (caption if raw_caption else breakable(caption)) + "}",
             r"\label{" + escape_latex(label) + "}",
             *tabular, r"\par\smallskip",

@@ -46,8 +46,8 @@ def test_every_shape_compiles_and_fits(tmp_path, columns):
 
 
 def test_a_small_table_fits_without_scaling_or_splitting(tmp_path):
-    """The dashboard's default selection (4 measures, 3 runs) with a control: one table per
-    corpus, no ``\\resizebox``, nothing said on stderr."""
+    """The dashboard's default selection (4 measures, 3 runs) with a control: no
+    ``\\resizebox``, nothing said on stderr."""
     rendered = latex_render(shape(control=True, measures=4, runs=3))
     assert rendered.warnings == []
     assert "\\resizebox" not in rendered.text
@@ -78,3 +78,33 @@ def test_two_columns_choose_a_narrower_layout_than_one():
     two = render_latex(shape(control=True, measures=3, runs=3, columns=2))
     assert one != two
     assert "\\begin{table*}" in two or two.count("\\begin{table}") > one.count("\\begin{table}")
+
+
+def test_two_runs_and_four_measures_are_one_float_with_one_caption_and_one_note(tmp_path):
+    """Classes as rows of one table; with fewer runs than measures the runs become the
+    columns before anything is split; the notes are written once."""
+    for control in (False, True):
+        text = render_latex(shape(control=control, measures=4, runs=2))
+        assert text.count("\\begin{table}") == 1, control
+        assert text.count("\\caption{") == 1
+        assert text.count("\\footnotesize\\raggedright") == 1
+        assert "Continued" not in text
+    pdflatex()
+    assert compile_tables(tmp_path, "two", {"two": text}) == {}
+
+
+def test_abbreviated_runs_are_numbered_once_across_the_tables_of_an_export():
+    """Runs in another comparability group continue the numbering (R1 never names two)."""
+    import re
+
+    import pandas as pd
+
+    export = shape(measures=12, runs=7)
+    rows = export.rows.assign(group=["g2" if r == "arm-6" else "g1" for r in export.rows["run"]])
+    text = render_latex(type(export)(export.view, rows, export.provenance, rows=rows,
+                                     labels=export.labels))
+    legend = re.search(r"Runs: (.*?)\.\\par", text, re.S)
+    assert legend, "the runs are abbreviated at this width"
+    pairs = re.findall(r"(R\d+) = ([^;]+)", legend.group(1))
+    assert [short for short, _ in pairs] == [f"R{i}" for i in range(1, 8)]
+    assert pd.Series([run for _, run in pairs]).is_unique

@@ -171,8 +171,10 @@ def test_latex_is_paste_ready(fixture):
     assert re.search(r"\ncontrol & 0\.350\$\^\{\\dagger\}\$ & \{--\} & ", pub_all)
     assert re.search(r"\narm-one & 0\.425\$\^\{\\dagger\}\$ & \+0\.075\S* & ", pub_all)
     assert "not significantly different from the best" in latex
-    assert re.search(r"\n & \{\{\\footnotesize \[\d\.\d{3}, \d\.\d{3}\]\}\} & "
-                     r"\{\{\\footnotesize \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]\}\}", pub_all)
+    # the bounds to the screen's precision: 2 decimals, every interval here being wider
+    # than 0.02
+    assert re.search(r"\n & \{\{\\footnotesize \[\d\.\d{2}, \d\.\d{2}\]\}\} & "
+                     r"\{\{\\footnotesize \[[+-]\d\.\d{2}, [+-]\d\.\d{2}\]\}\}", pub_all)
     assert re.search(r"\narm-two & \\bfseries 0\.450 & ", pub_all)
     # the notes once, under the first float: corpora with tier and query count, engine and
     # version; the continuation points back to them

@@ -133,3 +133,64 @@ def test_a_borderline_tie_is_redrawn_with_more_sign_vectors_until_it_is_stable()
     assert result["other"].permutations == 10_000
     assert not result["other"].borderline and not result["other"].tied
     assert result["other"].p == pytest.approx(exact, abs=3.29 * math.sqrt(exact / 10_000))
+
+
+def test_latex_prints_the_digits_that_separate_a_bold_best_from_a_marked_run():
+    # 0.13424 (best) and 0.13392 (tied) are both 0.134 to 3 decimals; 0.1342 and 0.1339 to 4
+    from tests.warehouse.latex_shapes import shape
+    from warehouse.latex import separating_digits
+    from warehouse.render import render_latex
+
+    export = shape(measures=1, runs=2)
+    rows = export.rows.copy()
+    rows.loc[rows["run"] == "arm-0", "value"] = 0.13424
+    rows.loc[rows["run"] == "arm-1", "value"] = 0.13392
+    rows["tie"] = ["best" if r == "arm-0" else "tied" for r in rows["run"]]
+    rows["tied"] = rows["tie"] == "tied"
+    assert separating_digits(rows) == 4
+    text = render_latex(type(export)(export.view, rows, export.provenance, rows=rows,
+                                     labels=export.labels))
+    assert r"\bfseries 0.1342 " in text and r"0.1339$^{\dagger}$" in text
+    assert "S[table-format=1.4" in text and "0.134 " not in text
+    # equal means print equal digits, however many decimals are allowed
+    rows.loc[:, "value"] = 0.5
+    assert separating_digits(rows) == 3
+
+
+def test_a_control_without_stored_tests_says_what_is_missing_and_how_to_add_it(fixture):
+    # served has no paired test against the control in the fixture warehouse
+    ids = [fixture["ids"]["control"], fixture["ids"]["served"]]
+    kwargs = dict(runs=ids, corpora=["pub"], measures=["nDCG@10"],
+                  control=fixture["ids"]["control"], db_path=fixture["db"])
+    latex = export_table("publishable", "latex", **kwargs)
+    assert "with its interval" not in latex
+    assert "no paired test is stored for some arms" in latex
+    assert r"\texttt{python -m harness intervals ARM\_DIR... --control CONTROL\_DIR}" in latex
+    md = export_table("publishable", "md", **kwargs)
+    assert "no paired test is stored for that arm" in md
+    assert "`python -m harness intervals ARM_DIR... --control CONTROL_DIR`" in md
+    # with the tests stored (arm-one against the control) the notes promise the interval
+    tested = export_table("publishable", "latex", **{
+        **kwargs, "runs": [fixture["ids"]["control"], fixture["ids"]["arm-one"]]})
+    assert "with its interval" in tested and "no paired test is stored" not in tested
+
+
+def test_the_command_the_missing_test_note_prints_runs(tmp_path):
+    """NO_TEST_NOTE's command, its placeholders filled with two results directories."""
+    import re
+    import subprocess
+    import sys
+
+    from tests.pages.fixture_warehouse import retrieval, write_run
+    from warehouse.render import NO_TEST_NOTE
+
+    control = write_run(tmp_path / "control", "control", control_values(["pub"]), minutes=0,
+                        retrieval=retrieval())
+    arm = write_run(tmp_path / "arm", "arm", arm_one(["pub"]), minutes=1,
+                    retrieval=retrieval())
+    command = re.search(r"`(python -m harness intervals [^`]*)`", NO_TEST_NOTE).group(1)
+    argv = command.replace("ARM_DIR...", str(arm)).replace("CONTROL_DIR", str(control))
+    done = subprocess.run([sys.executable, *argv.split()[1:]], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (arm / "comparisons.json").is_file() and (control / "intervals.json").is_file()
