@@ -97,6 +97,8 @@ def methodology_table(rows: pd.DataFrame, measures: list[str], labels: dict,
 BEST_MARK, TIED_MARK = render.BEST_MARK, render.TIED_MARK
 #: what the tie marks and a borderline delta mean (the Results page's caption)
 TIE_LEGEND, BORDERLINE, NOT_TESTED = render.TIE_LEGEND, render.BORDERLINE, render.NOT_TESTED
+#: what a table says beside means that left out queries with no relevant document
+dropped_note = render.dropped_note
 
 
 def tie_marks(rows: pd.DataFrame, per_query: pd.DataFrame, groups: dict) -> pd.DataFrame:

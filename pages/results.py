@@ -134,7 +134,8 @@ def render() -> None:
                                                               tables.NOT_TESTED)
                          if k in set(rows["tie"]))
                + ". "
-               "Runs judged at another granularity or under another relevance policy are in "
+               + (tables.dropped_note(rows) + " " if tables.dropped_note(rows) else "")
+               + "Runs judged at another granularity or under another relevance policy are in "
                "tables of their own: their numbers are not comparable."
                + (f" Δ against the control: paired delta [interval] and mark: "
                   f"{common.MARK_LEGEND}. A run that measured differently from the control "

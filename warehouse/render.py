@@ -214,10 +214,30 @@ def _best_marks(rows) -> dict:
             for i, b, t in zip(rows.index, best, states)}
 
 
+def dropped_note(rows) -> str:
+    """What a table whose runs dropped queries says beside its means ('' when none did):
+    a query with no relevant document is left out of every mean, where ``trec_eval -c``
+    would score it 0 (README: scoring semantics)."""
+    dropped = "dropped" if "dropped" in rows.columns else "queries_dropped_unjudgeable"
+    cls = "class" if "class" in rows.columns else "query_class"
+    if dropped not in rows.columns or rows.empty:
+        return ""
+    whole = rows[(rows[cls] == "all") & ~rows["corpus"].str.contains("+", regex=False)]
+    counts = {c: int(n) for c, n in whole.groupby("corpus", sort=True)[dropped].max().items()
+              if n > 0}
+    if not counts:
+        return ""
+    listed = ", ".join(f"{n} of {c}" for c, n in counts.items())
+    return (f"Means are over the queries with a relevant document: {listed} "
+            f"{'has' if sum(counts.values()) == 1 else 'have'} none and "
+            f"{'is' if sum(counts.values()) == 1 else 'are'} left out (trec_eval -c would "
+            "score them 0).")
+
+
 def legend_lines(rows, with_control: bool) -> list[str]:
     """What the marks of a table mean, for the marks it shows; and, with a control, what a
     delta without a stored test is and the command that adds the tests."""
-    out = []
+    out = [dropped_note(rows)] if dropped_note(rows) else []
     marks = set(_best_marks(rows).values())
     if BEST_MARK in marks:
         states = [k for k, mark in TIE_MARKS.items() if mark in marks]
@@ -336,7 +356,8 @@ def latex_note(export) -> str:
     levels = sorted({float(c) for c in export.rows["confidence"] if not missing(c)})
     level = ("Means with their " + "/".join(f"{100 * c:g}%" for c in levels)
              + " intervals. ") if levels else ""
-    return level + source_note(export.provenance)
+    dropped = dropped_note(export.rows)
+    return level + source_note(export.provenance) + (" " + dropped if dropped else "")
 
 
 def latex_render(export):

@@ -194,3 +194,15 @@ def test_the_command_the_missing_test_note_prints_runs(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert (arm / "comparisons.json").is_file() and (control / "intervals.json").is_file()
+
+
+def test_where_means_are_shown_the_queries_left_out_for_no_relevant_document_are_said():
+    # trec_eval -c would score such a query 0; the harness leaves it out of the mean
+    from warehouse.render import dropped_note
+
+    rows = pd.DataFrame([dict(corpus=c, dropped=d, **{"class": k})
+                         for c, k, d in (("a", "all", 3), ("a", "x", 1), ("b", "all", 0),
+                                         ("a+b", "all", 3))])
+    note = dropped_note(rows)
+    assert "3 of a" in note and " b" not in note and "trec_eval -c" in note
+    assert dropped_note(rows.assign(dropped=0)) == ""
