@@ -37,9 +37,14 @@ if team_audience is not None:
         elif login_configured():
             st.button("Log in", key="_login", on_click=st.login, type="primary")
     if team_audience == "none":
-        st.title("Retrieval evaluation")
-        st.info("Log in to see the results." if login_configured() else
-                "This dashboard serves no one without login, and login is not configured.")
+        def login_page() -> None:
+            st.title("Retrieval evaluation")
+            st.info("Log in to see the results." if login_configured() else
+                    "This dashboard serves no one without login, and login is not configured.")
+
+        # one hidden page: the sidebar lists no page (nor the files under pages/) before login
+        st.navigation([st.Page(login_page, title="Log in", default=True)],
+                      position="hidden").run()
         st.stop()
 
 navigation = st.navigation([

@@ -306,3 +306,35 @@ STATE_ICONS = {"valid": ":material/check_circle:", "degenerate": ":material/bloc
                "expired": ":material/schedule:", "alarm": ":material/notifications_active:"}
 STATE_COLOURS = {"valid": "#d8f0dd", "degenerate": "#e9ebee", "expired": "#fbe6c8",
                  "alarm": "#f8d0cc"}
+
+
+#: how deep the Compare page looks for documents that moved between two runs
+MOVED_DEPTH = 10
+#: how many moved documents a cell names before it counts the rest
+MOVED_SHOWN = 3
+
+
+def _listed(docs: list[str]) -> str:
+    more = len(docs) - MOVED_SHOWN
+    return ", ".join(docs[:MOVED_SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def query_changes(pair: pd.DataFrame, rankings_a: pd.DataFrame,
+                  rankings_b: pd.DataFrame, depth: int = MOVED_DEPTH) -> pd.DataFrame:
+    """The per-query values of two runs, the queries B made worse first (most negative Δ
+    first; queries one run lacks last), with the documents that moved: those in B's top
+    ``depth`` but not A's (``entered``) and in A's but not B's (``left``), in rank order."""
+    def tops(rankings: pd.DataFrame) -> dict:
+        top = rankings[rankings["rank"] <= depth].sort_values(["corpus", "query_id", "rank"])
+        return {key: list(part["doc_id"]) for key, part in top.groupby(["corpus", "query_id"])}
+
+    a, b = tops(rankings_a), tops(rankings_b)
+    out = pair.assign(_missing=pair["delta"].isna()).sort_values(
+        ["_missing", "delta", "corpus", "query_id"], kind="stable").drop(columns="_missing")
+    entered, left = [], []
+    for corpus, query in zip(out["corpus"], out["query_id"]):
+        in_a, in_b = a.get((corpus, query), []), b.get((corpus, query), [])
+        entered.append(_listed([d for d in in_b if d not in set(in_a)]))
+        left.append(_listed([d for d in in_a if d not in set(in_b)]))
+    return out.assign(**{f"entered B's top {depth}": entered,
+                         f"left A's top {depth}": left}).reset_index(drop=True)

@@ -118,11 +118,22 @@ def render() -> None:
                f"({int(total['tie'])} ties, {int(total['win'])} wins, {int(total['loss'])} "
                "losses). Points above the line are queries B answers better than A. Queries "
                "one run lacks are counted as missing above and not drawn.")
-    with st.expander("The per-query values"):
-        common.tier_badge(view, pair["tier"])
-        st.dataframe(pair, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                    for c in ("value_a", "value_b", "delta")})
+    st.subheader("The queries that changed most (B against A)")
+    common.tier_badge(view, pair["tier"])
+    changes = tables.query_changes(pair, common.load("rankings", run_a, view),
+                                   common.load("rankings", run_b, view))
+    # the tier is the badge's; the values named as the page names the runs
+    shown = changes.drop(columns="tier").rename(
+        columns={"query_class": "class", "query_id": "query", "value_a": "A", "value_b": "B",
+                 "delta": "Δ"})
+    st.dataframe(shown, hide_index=True, width="stretch",
+                 column_config={"A": st.column_config.NumberColumn(format="%.4f"),
+                                "B": st.column_config.NumberColumn(format="%.4f"),
+                                "Δ": st.column_config.NumberColumn(format="%+.4f")})
+    st.caption(f"Sorted by Δ = B − A, the queries B made worse first; queries one run lacks "
+               f"last. The documents that moved: in B's top {tables.MOVED_DEPTH} but not A's "
+               f"(entered) and in A's but not B's (left), in rank order. Query text is not "
+               "held in the warehouse: the query id is the key into the corpus's queries.")
 
 
 common.run(render)

@@ -113,6 +113,11 @@ def test_a_visitor_without_login_sees_the_login_button_only(team):
             wait_settled(tab)
             text = _page_text(tab)
             assert "Log in to see the results." in text and "secretcorpus" not in text
+            # no page list before login: neither the pages nor the files they live in ("app")
+            assert tab.locator("[data-testid='stSidebarNav']").count() == 0
+            sidebar = tab.locator("[data-testid='stSidebar']")
+            names = sidebar.inner_text() if sidebar.count() else ""
+            assert "app" not in names.split() and "Results" not in names
             assert tab.locator("[data-testid='stDataFrame'], [data-testid='stTable']").count() == 0
 
 
