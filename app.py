@@ -8,7 +8,8 @@ In team mode (``[team]`` in ``.streamlit/secrets.toml`` or ``$HARNESS_TEAM_SNAPS
 docs/team.md) the person's audience (:func:`dashboard.common.audience`, from the OIDC
 login's group claim) decides which snapshot is read and whether the tier switch is shown;
 a person with no audience sees the login button only, and every page run in the internal
-view is recorded in the audit log before it is shown.
+view is recorded in the audit log before it is shown.  With login, the groups are re-read
+from the identity provider at most ``recheck_seconds`` apart (docs/team.md, "Login").
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import streamlit as st
 
 from dashboard import PAGES
 from dashboard.common import (APP_KEY, ICON_SVG, VIEW_KEY, VIEW_LABELS, audience,
-                              audit_view, db_path, login_configured, md_code,
-                              views)
+                              audience_note, audit_view, db_path, login_configured,
+                              md_code, views)
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,6 +29,7 @@ st.set_page_config(page_title="Retrieval evaluation", page_icon=ICON_SVG,
                    layout="wide")
 
 team_audience = audience()
+note = audience_note() if team_audience is not None else None
 if team_audience is not None:
     with st.sidebar:
         if st.user.is_logged_in:
@@ -39,13 +41,20 @@ if team_audience is not None:
     if team_audience == "none":
         def login_page() -> None:
             st.title("Retrieval evaluation")
-            st.info("Log in to see the results." if login_configured() else
-                    "This dashboard serves no one without login, and login is not configured.")
+            if note:
+                st.warning(note)
+            else:
+                st.info("Log in to see the results." if login_configured() else
+                        "This dashboard serves no one without login, and login is not "
+                        "configured.")
 
         # one hidden page: the sidebar lists no page (nor the files under pages/) before login
         st.navigation([st.Page(login_page, title="Log in", default=True)],
                       position="hidden").run()
         st.stop()
+
+if note:
+    st.warning(note)
 
 navigation = st.navigation([
     st.Page(HERE / "pages" / file, title=title, icon=icon, default=(i == 0))

@@ -31,7 +31,11 @@ AUDIT_FILE = "audit.jsonl"
 #: the environment variables that configure team mode when secrets.toml has no [team]
 ENV = {"snapshots": "HARNESS_TEAM_SNAPSHOTS", "group_claim": "HARNESS_TEAM_GROUP_CLAIM",
        "internal_groups": "HARNESS_TEAM_INTERNAL_GROUPS",
-       "anonymous": "HARNESS_TEAM_ANONYMOUS", "audit_log": "HARNESS_TEAM_AUDIT_LOG"}
+       "anonymous": "HARNESS_TEAM_ANONYMOUS", "audit_log": "HARNESS_TEAM_AUDIT_LOG",
+       "recheck_seconds": "HARNESS_TEAM_RECHECK_SECONDS"}
+#: how often (seconds) a login's groups are re-read from the identity provider, by default,
+#: and the bounds a configuration may set
+RECHECK_SECONDS, RECHECK_BOUNDS = 300, (10, 3600)
 
 
 class TeamConfigError(ValueError):
@@ -47,6 +51,7 @@ class Team:
     internal_groups: frozenset[str] = frozenset()
     anonymous: str = NONE
     audit_log: Path | None = None
+    recheck_seconds: int = RECHECK_SECONDS
 
     @property
     def audit_path(self) -> Path:
@@ -88,9 +93,19 @@ def team_config(secrets: Mapping[str, Any] | None, env: Mapping[str, str] | None
     if not isinstance(claim, str) or not claim:
         raise TeamConfigError(f"{where}: field 'group_claim' must be a claim name")
     audit = raw.get("audit_log")
+    recheck = raw.get("recheck_seconds", RECHECK_SECONDS)
+    low, high = RECHECK_BOUNDS
+    try:
+        recheck = int(recheck)
+    except (TypeError, ValueError):
+        recheck = -1
+    if isinstance(raw.get("recheck_seconds"), bool) or not low <= recheck <= high:
+        raise TeamConfigError(f"{where}: field 'recheck_seconds' must be a whole number of "
+                              f"seconds from {low} to {high}, not {raw.get('recheck_seconds')!r}")
     return Team(snapshots=Path(str(raw["snapshots"])), group_claim=claim,
                 internal_groups=_groups(raw.get("internal_groups", []), where),
-                anonymous=anonymous, audit_log=Path(str(audit)) if audit else None)
+                anonymous=anonymous, audit_log=Path(str(audit)) if audit else None,
+                recheck_seconds=recheck)
 
 
 def claimed_groups(user: Mapping[str, Any], claim: str) -> frozenset[str]:
@@ -104,14 +119,59 @@ def claimed_groups(user: Mapping[str, Any], claim: str) -> frozenset[str]:
     return frozenset()
 
 
-def audience_of(team: Team, user: Mapping[str, Any] | None) -> str:
+def group_overage(claims: Mapping[str, Any], claim: str) -> bool:
+    """Whether the provider left ``claim`` out for having too many groups to put in a token
+    (the OIDC aggregated-claims indicator ``_claim_names`` naming it, as Entra ID does past
+    its limit): the groups are then unknown, not absent."""
+    names = claims.get("_claim_names")
+    return claim not in claims and isinstance(names, Mapping) and claim in names
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """What the identity provider answered when a login's groups were re-read: ``claims``
+    (the userinfo response) or ``error`` (why there is none)."""
+
+    claims: Mapping[str, Any] | None = None
+    error: str | None = None
+
+
+def audience_of(team: Team, user: Mapping[str, Any] | None,
+                recheck: Recheck | None = None) -> str:
     """The audience of ``user`` (``st.user`` as a mapping; None or ``is_logged_in`` false:
-    nobody logged in) under ``team``."""
+    nobody logged in) under ``team``.  With ``recheck`` (login configured), the groups are
+    the provider's newest answer, and a failed re-check reads nothing."""
     if not user or user.get("is_logged_in") is not True:
         return team.anonymous
-    if claimed_groups(user, team.group_claim) & team.internal_groups:
+    claims: Mapping[str, Any] = user
+    if recheck is not None:
+        if recheck.claims is None:
+            return NONE
+        claims = recheck.claims
+    if group_overage(claims, team.group_claim):
+        return PUBLISHABLE
+    if claimed_groups(claims, team.group_claim) & team.internal_groups:
         return INTERNAL
     return PUBLISHABLE
+
+
+def audience_note(team: Team, user: Mapping[str, Any] | None,
+                  recheck: Recheck | None = None) -> str | None:
+    """What a logged-in person is told when their audience is not what their groups would
+    give: a failed re-check, or a group list too large for a token; else None."""
+    if not user or user.get("is_logged_in") is not True:
+        return None
+    if recheck is not None and recheck.claims is None:
+        return (f"Your login could not be re-checked with the identity provider "
+                f"({recheck.error}), so no results are shown. Log out and log in again; if "
+                "this persists, ask an administrator.")
+    claims = user if recheck is None else recheck.claims or {}
+    if group_overage(claims, team.group_claim):
+        return (f"Your identity provider sent no '{team.group_claim}' claim: you are in more "
+                "groups than fit in a token, so your groups are unknown here and you see "
+                "the publishable view only. Ask an administrator to have the token carry "
+                "only this application's groups (group filtering).")
+    return None
 
 
 def snapshot_for(team: Team, audience: str) -> Path | None:

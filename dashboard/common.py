@@ -14,13 +14,14 @@ import os
 import runpy
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
 import streamlit as st
 
 from dashboard import audience as aud
-from dashboard import audit
+from dashboard import audit, idp
 from dashboard.formatting import (MARK_LEGEND, fmt, fmt_delta, fmt_interval, fmt_p, fmt_signed,
                               mark, md_code, md_text, measure_defaults, missing, run_labels)
 from warehouse import queries
@@ -92,13 +93,50 @@ def _user() -> dict:
     return st.user.to_dict()
 
 
+#: where the session keeps the identity provider's last answer (no widget has this key)
+RECHECK_KEY = "_login_recheck"
+#: seconds before a failed re-check is tried again
+RETRY_SECONDS = 30
+
+
+def _recheck(config: aud.Team) -> aud.Recheck | None:
+    """With login configured, the identity provider's answer for this login, re-read at most
+    ``config.recheck_seconds`` apart (:mod:`dashboard.idp`); None without login."""
+    if not login_configured():
+        return None
+    user = _user()
+    if user.get("is_logged_in") is not True:
+        return None
+    now = time.monotonic()
+    kept = st.session_state.get(RECHECK_KEY)
+    if kept is not None and kept[0] == user.get("sub") and now < kept[1]:
+        return kept[2]
+    try:
+        token = st.user.tokens.get("access")
+    except Exception:  # a Streamlit without tokens, or none exposed
+        token = None
+    result = idp.recheck(idp.metadata_url(_secrets()["auth"]), token, user.get("sub"))
+    wait = config.recheck_seconds if result.claims is not None else \
+        min(RETRY_SECONDS, config.recheck_seconds)
+    st.session_state[RECHECK_KEY] = (user.get("sub"), now + wait, result)
+    if result.claims is None:
+        log.warning("login re-check failed for %s: %s", aud.who(user), result.error)
+    return result
+
+
 def audience() -> str | None:
     """This person's audience in team mode (``internal``, ``publishable`` or ``none``,
-    from the login's group claim, :func:`dashboard.audience.audience_of`); None in the
-    embedded dashboard.  Worked out from the configuration and ``st.user`` on every call,
-    never kept where a widget or URL could change it."""
+    from the group claim as the identity provider last re-confirmed it,
+    :func:`dashboard.audience.audience_of`); None in the embedded dashboard.  Worked out on
+    every call, never kept where a widget or URL could change it."""
     config = team()
-    return None if config is None else aud.audience_of(config, _user())
+    return None if config is None else aud.audience_of(config, _user(), _recheck(config))
+
+
+def audience_note() -> str | None:
+    """What this person is told when the provider's answer limits their audience."""
+    config = team()
+    return None if config is None else aud.audience_note(config, _user(), _recheck(config))
 
 
 def db_path() -> str:
@@ -107,7 +145,7 @@ def db_path() -> str:
     config = team()
     if config is None:
         return str(Path(default_path()).absolute())
-    snapshot = aud.snapshot_for(config, aud.audience_of(config, _user()))
+    snapshot = aud.snapshot_for(config, aud.audience_of(config, _user(), _recheck(config)))
     if snapshot is None:
         raise PermissionError("this person's audience reads no snapshot")
     return str(snapshot.absolute())
@@ -279,7 +317,9 @@ def run(render: Callable[[], None]) -> None:
         st.button("Try again", key="busy_retry")
     except SchemaOutOfDate as exc:
         st.error(md_text(exc))
-        st.code(f"{PYTHON} -m warehouse migrate", language="bash")
+        from dashboard import hints
+
+        st.code(hints.block(hints.filled(hints.MIGRATE, WAREHOUSE=db_path())), language="bash")
     except WarehouseError as exc:
         why = not_a_database(db_path())
         if why is not None:

@@ -138,3 +138,86 @@ def test_the_audit_log_appends_whole_lines(tmp_path):
     records = audit.read(log)
     assert len(records) == 2 + 8 * 20
     assert all(r["pad"] == "x" * 2000 for r in records[2:])
+
+
+# --------------------------------------------------------------------------- re-checks
+
+def test_the_recheck_interval_is_bounded_and_defaults_to_five_minutes(tmp_path):
+    from dashboard.audience import TeamConfigError, team_config
+
+    base = {"HARNESS_TEAM_SNAPSHOTS": str(tmp_path)}
+    assert team_config({}, base).recheck_seconds == 300
+    assert team_config({}, {**base, "HARNESS_TEAM_RECHECK_SECONDS": "10"}).recheck_seconds == 10
+    for bad in ("9", "3601", "soon", "1.5"):
+        with pytest.raises(TeamConfigError, match="recheck_seconds"):
+            team_config({}, {**base, "HARNESS_TEAM_RECHECK_SECONDS": bad})
+    with pytest.raises(TeamConfigError, match="recheck_seconds"):
+        team_config({"team": {"snapshots": str(tmp_path), "recheck_seconds": True}}, {})
+
+
+def test_the_providers_newest_answer_decides_and_a_failed_recheck_reads_nothing(tmp_path):
+    from dashboard.audience import Recheck, Team, audience_note, audience_of
+
+    team = Team(snapshots=tmp_path, internal_groups=frozenset({"eval-internal"}))
+    cookie = {"is_logged_in": True, "sub": "ines", "groups": ["eval-internal"]}
+    assert audience_of(team, cookie) == "internal"
+    # removed from the group at the provider: the cookie's claim no longer counts
+    assert audience_of(team, cookie, Recheck(claims={"sub": "ines", "groups": []})) == \
+        "publishable"
+    failed = Recheck(error="https://idp/userinfo: HTTP 401")
+    assert audience_of(team, cookie, failed) == "none"
+    assert "HTTP 401" in audience_note(team, cookie, failed)
+    # nobody logged in: the re-check is not asked
+    assert audience_of(team, {"is_logged_in": False}, failed) == "none"
+
+
+def test_a_group_list_too_large_for_a_token_is_said_not_taken_as_no_group(tmp_path):
+    # Entra ID past its group limit sends no 'groups', only _claim_names pointing elsewhere
+    from dashboard.audience import Team, audience_note, audience_of
+
+    team = Team(snapshots=tmp_path, internal_groups=frozenset({"eval-internal"}))
+    user = {"is_logged_in": True, "sub": "x", "_claim_names": {"groups": "src1"},
+            "_claim_sources": {"src1": {"endpoint": "https://graph.example/x"}}}
+    assert audience_of(team, user) == "publishable"
+    assert "more groups than fit in a token" in audience_note(team, user)
+    assert audience_note(team, {"is_logged_in": True, "sub": "x", "groups": []}) is None
+
+
+def test_the_userinfo_call_is_bounded_and_checks_the_subject():
+    import http.server
+    import threading
+
+    from dashboard import idp
+
+    answers = {"/small": b'{"sub": "ines", "groups": ["a"]}',
+               "/big": b'{"sub": "ines", "pad": "' + b"x" * (idp.MAX_BYTES + 10) + b'"}'}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            if self.path == "/.well-known/openid-configuration":
+                body = json.dumps({"userinfo_endpoint": f"{base}{self.server.target}"}).encode()
+            else:
+                assert self.headers["Authorization"] == "Bearer tok"
+                body = answers[self.path]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        server.target = "/small"
+        meta = f"{base}/.well-known/openid-configuration"
+        assert idp.recheck(meta, "tok", "ines").claims["groups"] == ["a"]
+        assert "another subject" in idp.recheck(meta, "tok", "eve").error
+        idp._ENDPOINTS[meta + "?big"] = f"{base}/big"
+        assert "larger than" in idp.recheck(meta + "?big", "tok", "ines").error
+        assert "expose_tokens" in idp.recheck(meta, None, "ines").error
+        assert "not an http(s) URL" in idp.recheck("file:///etc/passwd", "tok", "ines").error
+    finally:
+        server.shutdown()

@@ -1,0 +1,86 @@
+"""A login's groups are re-read from the identity provider (a real OIDC provider on
+127.0.0.1), so taking someone out of the internal group, or revoking their tokens, takes
+effect within ``recheck_seconds``, not when the login cookie expires."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.browser.helpers import REPO, free_port, launched_chromium, wait_healthy, wait_settled
+from tests.browser.test_login_browser import _login, _page_text, _process, _wait_http
+from tools.team_demo import login_secrets, provider_command
+
+pytestmark = [pytest.mark.browser, pytest.mark.service]
+
+#: the shortest interval a configuration may set (dashboard.audience.RECHECK_BOUNDS)
+RECHECK = 10
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    pytest.importorskip("oidc_provider_mock")
+    pytest.importorskip("authlib")
+    from tests.pages.fixture_warehouse import build
+    from warehouse.snapshots import publish
+
+    root = tmp_path_factory.mktemp("team-recheck")
+    snapshots = root / "snapshots"
+    snapshots.mkdir()
+    publish(build(root / "fixture")["db"], snapshots)
+    idp_port, app_port = free_port(), free_port()
+    idp, base = f"http://127.0.0.1:{idp_port}", f"http://127.0.0.1:{app_port}"
+    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
+    text = secrets.read_text().replace("[team]\n", f"[team]\nrecheck_seconds = {RECHECK}\n", 1)
+    secrets.write_text(text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
+    with _process(provider_command(idp_port)) as idp_proc:
+        _wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
+        with _process([sys.executable, "-m", "streamlit", "run", "app.py",
+                       "--server.address", "127.0.0.1", "--server.port", str(app_port),
+                       "--server.headless", "true", "--secrets.files", str(secrets)],
+                      cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
+                      ) as app:
+            wait_healthy(base, app)
+            yield base, idp
+
+
+def _provider(idp: str, method: str, path: str, body=None) -> None:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{idp}{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status in (200, 204)
+
+
+def _reload_after_recheck(tab, base: str) -> str:
+    time.sleep(RECHECK + 1)
+    tab.goto(f"{base}/results")
+    wait_settled(tab)
+    return _page_text(tab)
+
+
+def test_leaving_the_internal_group_ends_internal_access_within_the_interval(team):
+    base, idp = team
+    with launched_chromium() as browser:
+        tab = _login(browser, base, "ines")
+        assert "internal audience" in _page_text(tab)
+        # an administrator takes ines out of eval-internal at the provider; her cookie
+        # still says she is in it
+        _provider(idp, "PUT", "/users/ines", {"email": "ines@example.org",
+                                               "groups": ["staff"]})
+        text = _reload_after_recheck(tab, base)
+        assert "publishable audience" in text and "internal audience" not in text
+        assert tab.get_by_text("Internal (every tier; never publish)").count() == 0
+        assert "secretcorpus" not in text
+        # and her tokens revoked: the login cannot be re-checked, so nothing is read
+        _provider(idp, "POST", "/users/ines/revoke-tokens")
+        text = _reload_after_recheck(tab, base)
+        assert "could not be re-checked with the identity provider" in text
+        assert "userinfo: HTTP 4" in text  # the provider refuses the revoked token
+        assert tab.locator("[data-testid='stDataFrame'], [data-testid='stTable']").count() == 0
