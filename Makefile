@@ -80,6 +80,8 @@ bench-team: $(STAMP)
 # A team on one laptop (docs/team.md): a local S3 API, signed and unsigned runs submitted from
 # several processes, the ingester, dashboards on the publishable and internal snapshots, and a
 # local OIDC provider with a team-mode dashboard (it prints how to log in, internal or external).
+# Ports are free ones unless given: TEAM_DEMO_ARGS="--port N --s3-port N --oidc-port N
+# --publishable-port N --internal-port N" (a taken one: exit 2); --no-serve stops after publishing.
 .PHONY: team-demo
 team-demo: $(STAMP)
 	$(PY) tools/team_demo.py $(TEAM_DEMO_ARGS)

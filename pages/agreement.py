@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import common, tables
+from dashboard import common, hints, tables
 from harness.core.tiers import most_restrictive_tier
 
 CLASSES = ("all", "lookup")
@@ -167,8 +167,9 @@ def _from_control(view: str, cls: str) -> None:
                  width="stretch")
     _small_n_caveat(pd.DataFrame([row]))
     st.caption("Computed by `harness.stats.agreement` from the stored metric rows. To keep "
-               "them as a claim, write a manifest (`python -m harness agreement "
-               "--emit-manifest --runs DIR ...`), run it with `--out FILE` and ingest FILE.")
+               "them as a claim, write a manifest of the control and its arms (check the "
+               "families it guessed), compute the document from it and store it:")
+    st.code(hints.block(hints.AGREEMENT), language="bash")
 
 
 def render() -> None:

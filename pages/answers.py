@@ -11,7 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import common
+from dashboard import common, hints
 
 #: column of warehouse.queries.answer_table -> the measure's name on the page
 MEASURES = {"em": "EM", "partial": "partial", "answered_share": "answered"}
@@ -26,12 +26,7 @@ FLOOR_NOTE = ("**floor**: the `none` answerer, which declines every query, score
               "path over the same gold queries. The difference from the floor is due only to "
               "who answered. A reference answerer's 1.0000 characterises the corpus and the "
               "mechanism (the generator's own question frames), not a shipped system.")
-COMMANDS = ("python -m harness answer --corpus synthetic:PATH --answerer reference "
-            "--out results/answers-reference\n"
-            "python -m harness answer --corpus synthetic:PATH --answerer none "
-            "--out results/answers-none\n"
-            "python -m warehouse ingest results/answers-reference/answers.json   "
-            "# one written with --no-warehouse")
+COMMANDS = hints.block(hints.ANSWERS)
 
 
 def value_text(raw) -> str:

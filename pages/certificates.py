@@ -12,7 +12,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard import common, tables
+from dashboard import common, hints, tables
 from dashboard.certificate_status import certificate_names, why_text
 
 
@@ -46,8 +46,7 @@ def render() -> None:
     if certs.empty:
         st.info(f"No certificate is visible in the {view} view. Calibrate one from a bench run "
                 "and ingest it:")
-        st.code("python -m harness calibrate --run RESULTS_DIR --out cert.json\n"
-                "python -m warehouse ingest cert.json", language="bash")
+        st.code(hints.block(hints.CALIBRATE), language="bash")
         return
     runs = common.load("runs")
     names = certificate_names(certs, dict(zip(runs["run_id"], runs["control_name"])))

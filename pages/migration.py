@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import common
+from dashboard import common, hints
 
 #: what each evaluation tier measures
 TIER_MEANING = {"T0": "held-out documents as queries (cannot see query prefixes)",
@@ -38,8 +38,7 @@ def render() -> None:
     elif frame.empty:
         st.info(f"No migration decision is visible in the {view} view. Measure one and it is "
                 "ingested:")
-        st.code("python -m harness migrate --old minilm --new minilm-static-256 \\\n"
-                "    --corpus qmsum:PATH --out results/migration-static", language="bash")
+        st.code(hints.block(hints.MIGRATION), language="bash")
     else:
         common.tier_badge(view, frame["tier"])
         table = pd.DataFrame([{

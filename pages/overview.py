@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import common
+from dashboard import common, hints
 
 TIER_MEANING = {"A": "publishable", "B": "internal only", "C": "unobtainable"}
 #: certificate states that mean "recalibrate": the arm changed, or the monitor alarmed
@@ -18,8 +18,9 @@ def _comparisons(view: str) -> None:
     st.subheader("Latest comparisons")
     tests = common.load("latest_comparisons", view, 500)
     if tests.empty:
-        st.caption(f"No paired test is visible in the {view} view (`python -m harness compare "
-                   "--control DIR --runs DIR ... --out FILE`, then ingest FILE).")
+        st.caption(f"No paired test is visible in the {view} view. Test arms against a "
+                   "control (one Holm family) and store the tests:")
+        st.code(hints.block(hints.COMPARISONS), language="bash")
         return
     headline = common.measure_defaults(sorted(set(tests["measure"])))[0]
     shown = tests[tests["measure"] == headline].head(12)

@@ -10,7 +10,7 @@ import streamlit as st
 
 import pandas as pd
 
-from dashboard import common, downloads, tables
+from dashboard import common, downloads, hints, tables
 from warehouse.arms import ARM_COLUMNS, arm_parameters, groups_of
 
 
@@ -49,7 +49,8 @@ def _downloads(view: str, tiers, runs, corpora, classes, measures, control, labe
                "is the JSON beside it: runs, metric engine, embedding model, corpus licences "
                "and checksums); LaTeX is paste-ready (booktabs and siunitx, one table per "
                "corpus fitting an article's text width, the best mean in bold) and is the "
-               "same file `python -m warehouse export --format latex` writes. A "
+               f"same table `{hints.inline(hints.EXPORT_LATEX)}` writes for the same "
+               "runs, corpora and measures (`--run`, `--corpus`, `--measures`). A "
                "publishable export refuses rather than include a row whose corpora are not "
                "all tier A; an internal one is stamped as not for publication.")
 
@@ -126,7 +127,8 @@ def render() -> None:
     has_intervals = rows["lower"].notna().any()
     st.caption("Values to 4 decimals"
                + (" with their stored interval (intervals.json)" if has_intervals else
-                  "; no interval is stored for these runs yet (`python -m harness intervals DIR`)")
+                  "; no interval is stored for these runs yet "
+                  f"(`{hints.inline(hints.INTERVALS)}`)")
                + f". {tables.BEST_MARK.strip()} the best mean per measure and class; "
                f"{tables.TIED_MARK.strip()} not significantly different from the best "
                "(paired randomization test against the best run, Holm-corrected, α = 0.05)"

@@ -8,6 +8,13 @@ the ingester and serves two dashboards: one on ``publishable.duckdb`` and one on
 ``internal.duckdb``; then a local OIDC provider (``oidc-provider-mock``) and a third
 dashboard in team mode with login, printing how to log in as an internal and as an external
 user.  Ctrl-C stops every process it started.
+
+Ports are free ones chosen afresh unless given (``--s3-port``, ``--oidc-port``, ``--port``
+for the login dashboard, ``--publishable-port``, ``--internal-port``; through make:
+``make team-demo TEAM_DEMO_ARGS="--port 8600 --s3-port 9000 --oidc-port 9400"``): a port
+given that is taken on 127.0.0.1 is refused, exit 2, before anything starts.  The
+servers' own output (moto, the OIDC provider, the dashboards, the watching ingester) goes
+to one log file each under ``DIR/logs/``; the terminal keeps the demo's own lines.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import argparse
 import json
 import os
 import secrets
+import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +62,8 @@ def login_secrets(path: Path, snapshots: Path, base: str, provider: str,
             f"redirect_uri = {json.dumps(base + '/oauth2callback')}\n"
             f"cookie_secret = {json.dumps(secrets.token_urlsafe(32))}\n"
             'client_id = "eval-dashboard"\nclient_secret = "demo"\n'
+            # the access token lets the dashboard re-read the groups (dashboard.idp)
+            'expose_tokens = ["access"]\n'
             "server_metadata_url = "
             f"{json.dumps(provider + '/.well-known/openid-configuration')}\n")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -76,15 +87,65 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_http(url: str, timeout: float = 90) -> None:
+def port_taken(port: int) -> bool:
+    """Whether something holds ``port`` on 127.0.0.1 (a listener, or a bind)."""
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1 to 65535)")
+    return port
+
+
+#: option -> what listens on it
+PORT_OPTIONS = {"s3_port": "--s3-port", "oidc_port": "--oidc-port", "port": "--port",
+                "publishable_port": "--publishable-port", "internal_port": "--internal-port"}
+
+
+def check_ports(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse (exit 2, before anything starts) a port given twice or taken on 127.0.0.1."""
+    given: dict[int, str] = {}
+    for dest, flag in PORT_OPTIONS.items():
+        port = getattr(args, dest)
+        if port is None:
+            continue
+        if port in given:
+            parser.error(f"{flag} {port}: also given as {given[port]}; each server needs "
+                         "a port of its own")
+        given[port] = flag
+        if port_taken(port):
+            parser.error(f"{flag} {port}: 127.0.0.1:{port} is taken (another process "
+                         "listens there); choose another port, or leave the option out for "
+                         "a free one")
+
+
+def wait_http(url: str, timeout: float = 90, proc: subprocess.Popen | None = None,
+              log: Path | None = None) -> None:
+    """Until ``url`` answers; an error when ``proc`` (the server) exits first or nothing
+    answers within ``timeout`` seconds, naming its ``log``."""
+    where = f" (its output: {log})" if log else ""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"error: the server for {url} exited with {proc.returncode} "
+                             f"before answering{where}")
         try:
             urllib.request.urlopen(url, timeout=2).close()
             return
         except OSError:
             time.sleep(0.3)
-    raise SystemExit(f"error: nothing answered at {url} within {timeout:g} s")
+    raise SystemExit(f"error: nothing answered at {url} within {timeout:g} s{where}")
 
 
 def make_keys(root: Path) -> tuple[Path, Path]:
@@ -107,24 +168,53 @@ def make_keys(root: Path) -> tuple[Path, Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="make team-demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="make team-demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default=None, help="working folder (default: a new temp one)")
     parser.add_argument("--no-serve", action="store_true",
                         help="stop once the snapshots are published (no dashboards)")
+    ports = parser.add_argument_group("ports on 127.0.0.1 (default: a free one each)")
+    ports.add_argument("--s3-port", type=port_number, default=None, metavar="N",
+                       help="the S3 API (moto's server)")
+    ports.add_argument("--oidc-port", type=port_number, default=None, metavar="N",
+                       help="the OIDC provider")
+    ports.add_argument("--port", type=port_number, default=None, metavar="N",
+                       help="the team-mode dashboard with login")
+    ports.add_argument("--publishable-port", type=port_number, default=None, metavar="N",
+                       help="the dashboard on publishable.duckdb")
+    ports.add_argument("--internal-port", type=port_number, default=None, metavar="N",
+                       help="the dashboard on internal.duckdb")
     args = parser.parse_args(argv)
+    check_ports(parser, args)
     root = Path(args.dir or tempfile.mkdtemp(prefix="team-demo-")).absolute()
     root.mkdir(parents=True, exist_ok=True)
+    logs = root / "logs"
+    logs.mkdir(exist_ok=True)
     env = {**os.environ, **CREDENTIALS, "PYTHONPATH": str(REPO)}
     env.pop("HARNESS_SIGNING_KEY", None)
-    procs: list[subprocess.Popen] = []
+    procs: list[tuple[subprocess.Popen, str, Path]] = []
+
+    def stop(signum, frame):  # SIGTERM stops every server too, as Ctrl-C does
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+    def start(name: str, command: list[str], process_env: dict) -> tuple[subprocess.Popen, Path]:
+        """A server in the background, its output (stdout and stderr) in logs/NAME.log."""
+        log = logs / f"{name}.log"
+        with open(log, "ab") as handle:
+            proc = subprocess.Popen(command, env=process_env, stdin=subprocess.DEVNULL,
+                                    stdout=handle, stderr=subprocess.STDOUT)
+        procs.append((proc, name, log))
+        return proc, log
+
     try:
-        port = free_port()
-        procs.append(subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
-                                       "-p", str(port)], env=env, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))
+        port = args.s3_port or free_port()
+        moto, log = start("s3", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
+                                 "-p", str(port)], env)
         endpoint = f"http://127.0.0.1:{port}"
         env["AWS_ENDPOINT_URL_S3"] = endpoint
-        wait_http(f"{endpoint}/moto-api/")
+        wait_http(f"{endpoint}/moto-api/", proc=moto, log=log)
         subprocess.run([sys.executable, "-c", "import boto3; boto3.client('s3').create_bucket("
                         f"Bucket={BUCKET!r})"], env=env, check=True)
         url = f"s3://{BUCKET}/eval"
@@ -157,56 +247,67 @@ def main(argv=None) -> int:
             raise SystemExit(done.returncode)
         if args.no_serve:
             return 0
-        procs.append(subprocess.Popen([sys.executable, "-m", "warehouse", "ingest", "--watch",
-                                       url, "--snapshots", str(snaps), "--trusted-keys",
-                                       str(trusted)], env=env, stdout=subprocess.DEVNULL))
+        _, ingester_log = start("ingester", [
+            sys.executable, "-m", "warehouse", "ingest", "--watch", url, "--snapshots",
+            str(snaps), "--trusted-keys", str(trusted)], env)
         for audience in ("publishable", "internal"):
-            web = free_port()
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-                 "--server.address", "127.0.0.1", "--server.port", str(web),
-                 "--server.headless", "true"],
-                env={**env, "HARNESS_WAREHOUSE": str(snaps / f"{audience}.duckdb")},
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            wait_http(f"http://127.0.0.1:{web}/_stcore/health")
+            web = getattr(args, f"{audience}_port") or free_port()
+            proc, log = start(f"dashboard-{audience}", [
+                sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+                "--server.address", "127.0.0.1", "--server.port", str(web),
+                "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                {**env, "HARNESS_WAREHOUSE": str(snaps / f"{audience}.duckdb")})
+            wait_http(f"http://127.0.0.1:{web}/_stcore/health", proc=proc, log=log)
             print(f"{audience:12s} dashboard http://127.0.0.1:{web}  (reads "
                   f"{snaps / (audience + '.duckdb')})")
-        idp_port, web = free_port(), free_port()
+        idp_port = args.oidc_port or free_port()
         provider = f"http://127.0.0.1:{idp_port}"
-        procs.append(subprocess.Popen(provider_command(idp_port), env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_http(f"{provider}/.well-known/openid-configuration")
+        proc, log = start("oidc-provider", provider_command(idp_port), env)
+        wait_http(f"{provider}/.well-known/openid-configuration", proc=proc, log=log)
+        web = args.port or free_port()
         base = f"http://127.0.0.1:{web}"
         secrets_file = login_secrets(root / "secrets.toml", snaps, base, provider)
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-             "--server.address", "127.0.0.1", "--server.port", str(web),
-             "--server.headless", "true", "--secrets.files", str(secrets_file)],
-            env={k: v for k, v in env.items() if k != "HARNESS_WAREHOUSE"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_http(f"{base}/_stcore/health")
+        proc, log = start("dashboard-login", [
+            sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
+            "--server.address", "127.0.0.1", "--server.port", str(web),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--secrets.files", str(secrets_file)],
+            {k: v for k, v in env.items() if k != "HARNESS_WAREHOUSE"})
+        wait_http(f"{base}/_stcore/health", proc=proc, log=log)
         print(f"login        dashboard {base}  (team mode: the snapshot of your audience; "
               f"OIDC provider {provider})")
         print("             Log in, then on the provider's page click 'ines' (group "
               "eval-internal: internal) or 'eve' (external: publishable only).")
         print(f"             audit log: {snaps / 'audit.jsonl'}")
-        print(f"submit more: AWS_ENDPOINT_URL_S3={endpoint} AWS_ACCESS_KEY_ID=demo "
-              f"AWS_SECRET_ACCESS_KEY=demo python -m harness submit DIR --to {url}")
-        print("Ctrl-C stops everything.")
-        while all(p.poll() is None for p in procs):
+        print(f"submit more: {submit_command(endpoint, url)}")
+        print(f"logs         {logs} (the ingester's: {ingester_log.name})")
+        print("Ctrl-C stops everything.", flush=True)
+        while True:
+            for proc, name, log in procs:
+                if proc.poll() is not None:
+                    print(f"error: {name} exited with {proc.returncode}; its output: {log}",
+                          file=sys.stderr)
+                    return 1
             time.sleep(1)
-        return 1
     except KeyboardInterrupt:
         return 130
     finally:
-        for proc in reversed(procs):
+        for proc, _, _ in reversed(procs):
             if proc.poll() is None:
                 proc.terminate()
-        for proc in procs:
+        for proc, _, _ in procs:
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def submit_command(endpoint: str, url: str) -> str:
+    """How to submit another results directory (DIR) to the demo's store, as printed: the
+    running interpreter by its full path, the store's endpoint and credentials."""
+    variables = [f"AWS_ENDPOINT_URL_S3={endpoint}", *(f"{k}={v}" for k, v in CREDENTIALS.items())]
+    return " ".join([*variables, shlex.quote(sys.executable), "-m", "harness", "submit",
+                     "DIR", "--to", url])
 
 
 if __name__ == "__main__":

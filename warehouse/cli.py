@@ -171,6 +171,7 @@ def cmd_migrate(args) -> int:
 
 
 def _export_args(p) -> None:
+    from harness.core.arglists import CommaList
     from warehouse.exports import LAYOUTS
     from warehouse.queries import VIEWS
     from warehouse.render import RENDERERS
@@ -185,8 +186,9 @@ def _export_args(p) -> None:
     p.add_argument("--class", action="append", dest="classes", default=None, help="repeatable")
     p.add_argument("--measure", action="append", dest="measures", default=None,
                    help="repeatable; latex and md show DEFAULT_MEASURES when none is given")
-    p.add_argument("--measures", default=None, metavar="M1,M2", dest="measures_list",
-                   help="the measures, comma-separated (adds to --measure)")
+    p.add_argument("--measures", nargs="+", action=CommaList, default=None, metavar="M",
+                   dest="measures_list", help="the measures, space- or comma-separated "
+                   "(adds to --measure)")
     p.add_argument("--columns", type=int, choices=(1, 2), default=1,
                    help="latex: fit the text width of a one-column article (345 pt; default) "
                         "or one column of a two-column one (229.5 pt)")
@@ -247,8 +249,7 @@ def cmd_export(args) -> int:
     from warehouse.exports import build_export, render
 
     table, sidecar = _export_targets(args)  # before the warehouse is read
-    measures = list(args.measures or []) + [m.strip() for m in (args.measures_list or "")
-                                            .split(",") if m.strip()]
+    measures = list(args.measures or []) + list(args.measures_list or [])
     export = build_export(args.view, args.runs, args.corpora, args.classes, measures or None,
                           control=args.control, layout=args.layout, caption=args.caption,
                           label=args.label, columns=args.columns, tie_test=tied_with_best,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from harness.core import settings
+from harness.core.arglists import CommaList
 from harness.cli.ingest import add_warehouse_arguments
 
 HELP = "run a retrieval arm (bm25 | vector | hybrid, retrieve | rerank) and score it"
@@ -39,8 +40,9 @@ def add_arguments(p) -> None:
     g.add_argument("--control-name", default=None, help="name of this run (default: --out's name)")
     g.add_argument("--compare", default=None, metavar="CONTROL/metrics.json",
                    help="print the per-class delta table against this control")
-    g.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
-                   help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
+    g.add_argument("--measures", nargs="+", action=CommaList, default=list(DEFAULT_MEASURES),
+                   help="canonical measure names, space- or comma-separated (default: "
+                        f"{' '.join(DEFAULT_MEASURES)})")
 
     g = p.add_argument_group("the arm")
     g.add_argument("--backend", choices=sorted(BACKENDS), default=DEFAULT_BACKEND)

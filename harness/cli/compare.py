@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.core.arglists import CommaList
 from harness.core.measures import COMPARE_MEASURES
 from harness.evaluation.rows import compare_table
 from harness.evaluation.results import load_metrics
@@ -12,8 +13,9 @@ HELP = "print the per-corpus, per-class delta table of a candidate against a con
 def add_arguments(p) -> None:
     p.add_argument("control", help="CONTROL/metrics.json (or its directory)")
     p.add_argument("candidate", help="CANDIDATE/metrics.json (or its directory)")
-    p.add_argument("--measures", nargs="+", default=list(COMPARE_MEASURES),
-                   help=f"measures to compare (default: {' '.join(COMPARE_MEASURES)})")
+    p.add_argument("--measures", nargs="+", action=CommaList, default=list(COMPARE_MEASURES),
+                   help="measures to compare, space- or comma-separated (default: "
+                        f"{' '.join(COMPARE_MEASURES)})")
 
 
 def run(args) -> int:

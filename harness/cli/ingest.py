@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 import sys
 
 log = logging.getLogger(__name__)
@@ -18,7 +19,16 @@ def add_warehouse_arguments(parser) -> None:
                         help="warehouse file (default: $HARNESS_WAREHOUSE or ./warehouse.duckdb)")
 
 
-def _ingest(func, target, args, retry_command: str) -> None:
+def retry_command(target, db) -> str:
+    """The command that ingests ``target`` later, as printed: the running interpreter (the
+    virtualenv's) by its full path, the same warehouse (``--db`` when one was given)."""
+    words = [sys.executable, "-m", "warehouse", "ingest", str(target)]
+    if db is not None:
+        words += ["--db", str(db)]
+    return shlex.join(words)
+
+
+def _ingest(func, target, args, retry: str) -> None:
     from harness.core import interrupts
 
     try:
@@ -29,7 +39,7 @@ def _ingest(func, target, args, retry_command: str) -> None:
         if interrupts.received():  # DuckDB reports a Ctrl-C as its own error
             raise KeyboardInterrupt from None
         print(f"not ingested into the warehouse ({exc}); the files are intact, "
-              f"retry later with: {retry_command}", file=sys.stderr)
+              f"retry later with: {retry}", file=sys.stderr)
         raise SystemExit(NOT_INGESTED) from None
     print(report.message)
 
@@ -40,7 +50,8 @@ def ingest_run(results_dir, args) -> None:
         return
     from warehouse import ingest_results
 
-    _ingest(ingest_results, results_dir, args, f"python -m warehouse ingest {results_dir}")
+    _ingest(ingest_results, results_dir, args,
+            retry_command(results_dir, getattr(args, "db", None)))
 
 
 def ingest_claim_file(path, args) -> None:
@@ -49,4 +60,4 @@ def ingest_claim_file(path, args) -> None:
         return
     from warehouse import ingest_document
 
-    _ingest(ingest_document, path, args, f"python -m warehouse ingest {path}")
+    _ingest(ingest_document, path, args, retry_command(path, getattr(args, "db", None)))

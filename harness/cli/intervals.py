@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from harness.core.arglists import CommaList
+
 log = logging.getLogger(__name__)
 
 HELP = ("write intervals.json into each results directory (and, with --control, one "
@@ -34,7 +36,8 @@ def add_arguments(p) -> None:  # defaults: harness.evaluation.family.StatsOption
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--method", choices=("bca", "percentile"), default="bca",
                    help="bootstrap interval for non-binary measures (default bca)")
-    p.add_argument("--measures", nargs="+", default=None, help="measures (default: all recorded)")
+    p.add_argument("--measures", nargs="+", action=CommaList, default=None,
+                   help="measures, space- or comma-separated (default: all recorded)")
 
 
 def _distinct(paths: list[Path]) -> list[Path]:

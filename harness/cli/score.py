@@ -20,8 +20,11 @@ def add_arguments(p) -> None:
     p.add_argument("--qrels", required=True, help="TREC qrels, BEIR qrels .tsv or .jsonl")
     p.add_argument("--run", required=True, help="TREC run or .jsonl run")
     p.add_argument("--out", required=True, help="results directory to write")
-    p.add_argument("--measures", nargs="+", default=list(DEFAULT_MEASURES),
-                   help=f"canonical measure names (default: {' '.join(DEFAULT_MEASURES)})")
+    from harness.core.arglists import CommaList  # one list convention for every command
+
+    p.add_argument("--measures", nargs="+", action=CommaList, default=list(DEFAULT_MEASURES),
+                   help="canonical measure names, space- or comma-separated (default: "
+                        f"{' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--corpus-name", default=None, help="corpus name (default: the qrels file stem)")
     add_licence_arguments(p)
     p.add_argument("--query-classes", default=None,

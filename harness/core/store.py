@@ -282,11 +282,14 @@ class S3Store:
             read = getattr(raw, "read1", body.read)  # what has arrived, not a full piece
 
             cut = (OSError, importlib.import_module("urllib3.exceptions").HTTPError)
+            # botocore's StreamingBody.set_socket_timeout logs a traceback at ERROR before it
+            # raises on an answer read to its end; the helper it calls does not
+            set_timeout = importlib.import_module("botocore.compat").set_socket_timeout
 
             def piece(client: Any, **kwargs: Any) -> bytes:
                 try:
                     with contextlib.suppress(AttributeError):  # an answer read to its end
-                        body.set_socket_timeout(left())       # has let its socket go
+                        set_timeout(raw, left())              # has let its socket go
                     data: bytes = read(min(CHUNK_BYTES, max_bytes + 1 - total))
                 except cut as exc:  # the socket waited out what was left, or broke
                     left()
