@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from harness.core.latex import breakable, escape_latex, text_width
 from warehouse.best import BORDERLINE, NOT_TESTED, best_of
-from warehouse.render import interval_precision
+from warehouse.cells import interval_precision
 
 #: text widths (pt) of the standard ``article`` at 10 pt: one column, one column of two, and
 #: the full width of a two-column page (for ``table*``)
@@ -197,7 +197,7 @@ def tables_of(export, measures: list[str]) -> list[Table]:
     rows = mark_best(rows)
     digits = separating_digits(rows)
     # the bounds to the precision the screen gives them: 2 decimals, 4 when any interval
-    # is narrower than 0.02 (:func:`warehouse.render.interval_precision`)
+    # is narrower than 0.02 (:func:`warehouse.cells.interval_precision`)
     bounds = interval_precision([*zip(rows["lower"], rows["upper"]),
                                  *(zip(rows["delta_lower"], rows["delta_upper"])
                                    if "delta_lower" in rows.columns else [])])

@@ -18,6 +18,7 @@ from typing import Callable
 from harness.core.canonical import canonical_float
 from harness.core.markdown import md_escape
 from warehouse.best import BORDERLINE, NOT_TESTED, TIED, best_of
+from warehouse.cells import interval_precision, missing
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -72,16 +73,6 @@ INTERNAL_STAMP = "INTERNAL: not for publication"
 # --------------------------------------------------------------------------- cell text
 
 
-def missing(value) -> bool:
-    """None, NaN (of any float type) or pandas' NA / NaT: a value the warehouse does not hold."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    try:
-        return math.isnan(value)
-    except TypeError:  # not a number: text, a list ...
-        return False
-
-
 def fmt_value(value, digits: int = 4) -> str:
     return "–" if missing(value) else f"{float(value):.{digits}f}"
 
@@ -91,13 +82,6 @@ def fmt_signed(value, digits: int = 4) -> str:
         return "–"
     text = f"{float(value):+.{digits}f}"
     return f"{0:+.{digits}f}" if text == f"{-0.0:+.{digits}f}" else text
-
-
-def interval_precision(bounds) -> int:
-    """One interval precision for a whole table: 2 decimals when every interval in it is at
-    least 0.02 wide, 4 when any is narrower (so no bound is rounded onto its neighbour)."""
-    widths = [float(hi) - float(lo) for lo, hi in bounds if not (missing(lo) or missing(hi))]
-    return 4 if any(w < 0.02 for w in widths) else 2
 
 
 def fmt_interval(value, lower, upper, digits: int = 4, interval_digits: int | None = None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from harness.claims.comparisons import is_borderline
 from harness.core.markdown import md_escape
 
 
@@ -53,7 +54,8 @@ def intervals_table(doc: Mapping, comparisons: Mapping | None = None) -> str:
                  f"[{_f(r['lower'])}, {_f(r['upper'])}]", md_escape(r["method"])]
         if comparisons is not None:
             c = versus.get((r["corpus"], r["query_class"], r["measure"]))
-            cells.append("-" if c is None else f"{_s(c['delta'])} {_mark(c)} (Holm p {_p(c['p_holm'])})")
+            cells.append("-" if c is None else f"{_s(c['delta'])} {_mark(c, comparisons['alpha'])} "
+                         f"(Holm p {_p(c['p_holm'])})")
         rows.append(cells)
     head = ["corpus", "tier", "class", "measure", "n", "estimate", f"{conf} interval", "method"]
     if comparisons is not None:
@@ -62,13 +64,18 @@ def intervals_table(doc: Mapping, comparisons: Mapping | None = None) -> str:
             "binary measures use the exact Clopper-Pearson interval.\n")
     if comparisons is not None:
         note += (f"`*` Holm-adjusted p <= {comparisons['alpha']}; `n.s.` not significant; `floor` cannot "
-                 "be significant (the family's most extreme outcome stays above alpha).\n")
+                 "be significant (the family's most extreme outcome stays above alpha); `borderline` within "
+                 "Monte Carlo error of alpha (rerun with more --permutations).\n")
     return _table(head, rows) + note
 
 
-def _mark(row: Mapping) -> str:
+def _mark(row: Mapping, alpha: float) -> str:
+    """``*``, ``n.s.``, ``floor``; ``borderline`` when a Monte Carlo verdict lies within its
+    sampling error of alpha (:func:`harness.claims.comparisons.is_borderline`)."""
     if row["verdict"] == "cannot be significant":
         return "floor"
+    if is_borderline(row["p"], row["p_holm"], row.get("permutations"), alpha):
+        return "borderline"
     if row["verdict"] == "significant":
         return "*"
     return "n.s."
@@ -90,13 +97,15 @@ def comparisons_table(doc: Mapping) -> str:
              f"({r['delta_confidence']:.2%})",
              f"[{_s(r['unadjusted_lower'])}, {_s(r['unadjusted_upper'])}]",
              f"{r['discordant']} (+{r['improved']}/-{r['worsened']})", _p(r["p"]),
-             _p(r["p_holm"]), _p(r.get("p_holm_floor", r["p_floor"])), _mark(r)]
+             _p(r["p_holm"]), _p(r.get("p_holm_floor", r["p_floor"])), _mark(r, doc["alpha"])]
             for r in doc["rows"]]
     head = ["corpus", "class", "measure", "arm", "n", "Δ", "interval (Holm level)",
             f"unadjusted {conf}", "discordant", "p", "Holm p", "Holm floor", "mark"]
     legend = (f"\ncontrol: {md_escape(doc['control']['name'])}.  `*` Holm-adjusted p <= {doc['alpha']}; "
               "`n.s.` not significant; `floor` cannot be significant (even the most extreme outcome "
-              f"of the family leaves the Holm-adjusted p above {doc['alpha']}).  {doc['permutations']} "
+              f"of the family leaves the Holm-adjusted p above {doc['alpha']}); `borderline` "
+              "within Monte Carlo error of alpha (rerun with more --permutations).  "
+              f"{doc['permutations']} "
               f"sign-flip permutations (exact enumeration up to {doc['exact_max_discordant']} discordant), "
               f"seed {doc['seed']}.  The Holm-level interval is the sign-flip test inverted at the level "
               "Holm decided the row at (its confidence in brackets): it excludes 0 exactly when the "

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
-import urllib.request
-from contextlib import contextmanager
 
 import pytest
 
@@ -23,39 +19,12 @@ from dashboard import PAGES
 from tools.team_demo import login_secrets, provider_command
 from tests.browser.helpers import (REPO, free_port, launched_chromium, wait_healthy,
                                    wait_settled)
+from tests.browser.login import login, page_text, process, wait_http
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 
 # the provider's users (tools/team_demo.py, as `make team-demo` prints them): ines is in the
 # group eval-internal, eve is not
-
-
-def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"{url}: the server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"{url} did not answer within {timeout} s")
-
-
-@contextmanager
-def _process(args, **kwargs):
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            **kwargs)
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
 
 
 @pytest.fixture(scope="module")
@@ -75,33 +44,15 @@ def team(tmp_path_factory):
     base = f"http://127.0.0.1:{app_port}"
     secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
-    with _process(provider_command(idp_port)) as idp_proc:
-        _wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
-        with _process([sys.executable, "-m", "streamlit", "run", "app.py",
+    with process(provider_command(idp_port)) as idp_proc:
+        wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
+        with process([sys.executable, "-m", "streamlit", "run", "app.py",
                        "--server.address", "127.0.0.1", "--server.port", str(app_port),
                        "--server.headless", "true", "--secrets.files", str(secrets)],
                       cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
                       ) as app:
             wait_healthy(base, app)
             yield base, snapshots
-
-
-def _login(browser, base: str, sub: str):
-    tab = browser.new_page()
-    tab.goto(base)
-    wait_settled(tab)
-    assert tab.get_by_text("Log in to see the results.").count() == 1
-    tab.get_by_role("button", name="Log in").click()
-    tab.wait_for_url("**/oauth2/authorize**", timeout=30_000)
-    tab.locator(f"button[name='sub'][value='{sub}']").click()
-    tab.wait_for_url(f"{base}/**", timeout=30_000)
-    tab.get_by_text("Signed in as").wait_for(timeout=60_000)
-    wait_settled(tab)
-    return tab
-
-
-def _page_text(tab) -> str:
-    return tab.locator("[data-testid='stApp']").inner_text()
 
 
 def test_a_visitor_without_login_sees_the_login_button_only(team):
@@ -111,7 +62,7 @@ def test_a_visitor_without_login_sees_the_login_button_only(team):
         for path in ("", "results", "overview?tier_view=internal"):
             tab.goto(f"{base}/{path}")
             wait_settled(tab)
-            text = _page_text(tab)
+            text = page_text(tab)
             assert "Log in to see the results." in text and "secretcorpus" not in text
             # no page list before login: neither the pages nor the files they live in ("app")
             assert tab.locator("[data-testid='stSidebarNav']").count() == 0
@@ -124,8 +75,8 @@ def test_a_visitor_without_login_sees_the_login_button_only(team):
 def test_an_internal_user_logs_in_and_sees_tier_b_rows_audited(team):
     base, snapshots = team
     with launched_chromium() as browser:
-        tab = _login(browser, base, "ines")
-        assert "internal audience" in _page_text(tab)
+        tab = login(browser, base, "ines")
+        assert "internal audience" in page_text(tab)
         tab.goto(f"{base}/results")
         wait_settled(tab)
         tab.get_by_text("Internal (every tier; never publish)").click()
@@ -139,14 +90,14 @@ def test_an_internal_user_logs_in_and_sees_tier_b_rows_audited(team):
 def test_an_external_user_reaches_no_tier_b_number(team):
     base, _ = team
     with launched_chromium() as browser:
-        tab = _login(browser, base, "eve")
-        assert "publishable audience" in _page_text(tab)
+        tab = login(browser, base, "eve")
+        assert "publishable audience" in page_text(tab)
         assert tab.get_by_text("Internal (every tier; never publish)").count() == 0
         for file, _, _ in PAGES:
             slug = file.removesuffix(".py")
             tab.goto(f"{base}/{slug}?tier_view=internal")
             wait_settled(tab)
-            text = _page_text(tab)
+            text = page_text(tab)
             assert "secretcorpus" not in text and "CC-BY-NC" not in text, slug
             assert "internal view" not in text, slug
             if slug == "results":  # the publishable rows are there

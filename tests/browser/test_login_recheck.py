@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from tests.browser.helpers import REPO, free_port, launched_chromium, wait_healthy, wait_settled
-from tests.browser.test_login_browser import _login, _page_text, _process, _wait_http
+from tests.browser.login import login, page_text, process, wait_http
 from tools.team_demo import login_secrets, provider_command
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
@@ -39,9 +39,9 @@ def team(tmp_path_factory):
     text = secrets.read_text().replace("[team]\n", f"[team]\nrecheck_seconds = {RECHECK}\n", 1)
     secrets.write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
-    with _process(provider_command(idp_port)) as idp_proc:
-        _wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
-        with _process([sys.executable, "-m", "streamlit", "run", "app.py",
+    with process(provider_command(idp_port)) as idp_proc:
+        wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
+        with process([sys.executable, "-m", "streamlit", "run", "app.py",
                        "--server.address", "127.0.0.1", "--server.port", str(app_port),
                        "--server.headless", "true", "--secrets.files", str(secrets)],
                       cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
@@ -62,14 +62,14 @@ def _reload_after_recheck(tab, base: str) -> str:
     time.sleep(RECHECK + 1)
     tab.goto(f"{base}/results")
     wait_settled(tab)
-    return _page_text(tab)
+    return page_text(tab)
 
 
 def test_leaving_the_internal_group_ends_internal_access_within_the_interval(team):
     base, idp = team
     with launched_chromium() as browser:
-        tab = _login(browser, base, "ines")
-        assert "internal audience" in _page_text(tab)
+        tab = login(browser, base, "ines")
+        assert "internal audience" in page_text(tab)
         # an administrator takes ines out of eval-internal at the provider; her cookie
         # still says she is in it
         _provider(idp, "PUT", "/users/ines", {"email": "ines@example.org",

@@ -12,20 +12,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from harness.core.canonical import canonical_json
 from harness.core.signing import (SIGNATURE_FILE, load_trusted_keys, message, verify_directory)
+from tests.harness.core.keys import public_pem, write_key
 from tests.warehouse.builders import simple_run
-
-
-def write_key(path, key=None):
-    key = key or ed25519.Ed25519PrivateKey.generate()
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                       serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))
-    return key
-
-
-def public_pem(key) -> bytes:
-    return key.public_key().public_bytes(serialization.Encoding.PEM,
-                                         serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 @pytest.fixture

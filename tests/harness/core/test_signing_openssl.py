@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.core.test_signing import public_pem, write_key
+from tests.harness.core.keys import public_pem, write_key
 from tests.warehouse.builders import simple_run
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "team.md"

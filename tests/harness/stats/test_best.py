@@ -48,3 +48,16 @@ def test_a_given_reference_is_the_best_even_when_another_mean_is_higher_here():
 def test_an_unknown_reference_is_refused():
     with pytest.raises(ValueError, match="reference"):
         tied_with_best({"a": BEST, "b": ZERO}, reference="c")
+
+
+def test_the_comparisons_table_marks_a_verdict_within_monte_carlo_error_as_borderline():
+    # Holm p 0.0465 from 10,000 sign vectors: 0.0465 + 3.29 sqrt(0.0465 x 0.9535 / 10^4) =
+    # 0.0534 > 0.05, so '*' would overstate it; from 100,000 vectors it is a plain '*';
+    # an exact p of 0.0465 has no sampling error
+    from harness.stats.markdown import _mark
+
+    row = {"verdict": "significant", "p": 0.0465, "p_holm": 0.0465, "permutations": 10_000}
+    assert _mark(row, 0.05) == "borderline"
+    assert _mark({**row, "permutations": 100_000}, 0.05) == "*"
+    assert _mark({**row, "permutations": None}, 0.05) == "*"
+    assert _mark({**row, "verdict": "cannot be significant"}, 0.05) == "floor"
