@@ -75,19 +75,13 @@ def wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90.0) -> No
 
 
 @contextmanager
-def serve_dashboard(db: Path) -> Iterator[str]:
-    """``streamlit run app.py`` over the warehouse ``db`` on 127.0.0.1; yields its base URL
-    and stops the server on the way out."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=REPO, env={**os.environ, "HARNESS_WAREHOUSE": str(db)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+def process(args, **kwargs) -> Iterator[subprocess.Popen]:
+    """``args`` as a process with its output discarded, stopped on the way out (terminate,
+    then kill after 15 s)."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            **kwargs)
     try:
-        wait_healthy(base, proc)
-        yield base
+        yield proc
     finally:
         proc.terminate()
         try:
@@ -95,6 +89,19 @@ def serve_dashboard(db: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=15)
+
+
+@contextmanager
+def serve_dashboard(db: Path) -> Iterator[str]:
+    """``streamlit run app.py`` over the warehouse ``db`` on 127.0.0.1; yields its base URL
+    and stops the server on the way out."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with process([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address",
+                  "127.0.0.1", "--server.port", str(port), "--server.headless", "true"],
+                 cwd=REPO, env={**os.environ, "HARNESS_WAREHOUSE": str(db)}) as proc:
+        wait_healthy(base, proc)
+        yield base
 
 
 def wait_settled(tab, quiet_ms: int = 1500, timeout_s: float = 60.0) -> None:

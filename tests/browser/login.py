@@ -1,14 +1,18 @@
-"""Helpers of the team-mode login tests in Chromium: servers started and stopped as
-processes, waiting for a URL, logging in through the OIDC provider mock's page."""
+"""Helpers of the team-mode login tests in Chromium: the provider and the dashboard started
+and stopped, waiting for a URL, logging in through the OIDC provider mock's page."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
-from tests.browser.helpers import wait_settled
+from tests.browser.helpers import REPO, free_port, process, wait_healthy, wait_settled
 
 
 def wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
@@ -25,18 +29,32 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
 
 
 @contextmanager
-def process(args, **kwargs):
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            **kwargs)
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+def team_dashboard(root: Path, recheck_seconds: int | None = None) -> Iterator[tuple]:
+    """The OIDC provider mock and a team-mode dashboard over snapshots of the fixture
+    warehouse, under ``root``; yields (dashboard URL, provider URL, snapshots directory)."""
+    from tests.pages.fixture_warehouse import build
+    from tools.team_demo import login_secrets, provider_command
+    from warehouse.snapshots import publish
+
+    snapshots = root / "snapshots"
+    snapshots.mkdir()
+    publish(build(root / "fixture")["db"], snapshots)
+    idp_port, app_port = free_port(), free_port()
+    idp, base = f"http://127.0.0.1:{idp_port}", f"http://127.0.0.1:{app_port}"
+    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
+    if recheck_seconds is not None:
+        secrets.write_text(secrets.read_text().replace(
+            "[team]\n", f"[team]\nrecheck_seconds = {recheck_seconds}\n", 1))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
+    with process(provider_command(idp_port)) as idp_proc:
+        wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
+        with process([sys.executable, "-m", "streamlit", "run", "app.py",
+                      "--server.address", "127.0.0.1", "--server.port", str(app_port),
+                      "--server.headless", "true", "--secrets.files", str(secrets)],
+                     cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
+                     ) as app:
+            wait_healthy(base, app)
+            yield base, idp, snapshots
 
 
 def login(browser, base: str, sub: str):

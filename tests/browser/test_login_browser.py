@@ -10,16 +10,12 @@ query parameter.  A visitor who has not logged in sees the login button only."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 import pytest
 
 from dashboard import PAGES
-from tools.team_demo import login_secrets, provider_command
-from tests.browser.helpers import (REPO, free_port, launched_chromium, wait_healthy,
-                                   wait_settled)
-from tests.browser.login import login, page_text, process, wait_http
+from tests.browser.helpers import launched_chromium, wait_settled
+from tests.browser.login import login, page_text, team_dashboard
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 
@@ -32,27 +28,8 @@ def team(tmp_path_factory):
     """The OIDC provider and the team-mode dashboard; yields (base url, snapshots dir)."""
     pytest.importorskip("oidc_provider_mock")
     pytest.importorskip("authlib")
-    from tests.pages.fixture_warehouse import build
-    from warehouse.snapshots import publish
-
-    root = tmp_path_factory.mktemp("team-login")
-    snapshots = root / "snapshots"
-    snapshots.mkdir()
-    publish(build(root / "fixture")["db"], snapshots)
-    idp_port, app_port = free_port(), free_port()
-    idp = f"http://127.0.0.1:{idp_port}"
-    base = f"http://127.0.0.1:{app_port}"
-    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
-    with process(provider_command(idp_port)) as idp_proc:
-        wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
-        with process([sys.executable, "-m", "streamlit", "run", "app.py",
-                       "--server.address", "127.0.0.1", "--server.port", str(app_port),
-                       "--server.headless", "true", "--secrets.files", str(secrets)],
-                      cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
-                      ) as app:
-            wait_healthy(base, app)
-            yield base, snapshots
+    with team_dashboard(tmp_path_factory.mktemp("team-login")) as (base, _, snapshots):
+        yield base, snapshots
 
 
 def test_a_visitor_without_login_sees_the_login_button_only(team):

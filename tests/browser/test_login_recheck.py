@@ -5,16 +5,13 @@ effect within ``recheck_seconds``, not when the login cookie expires."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
 import urllib.request
 
 import pytest
 
-from tests.browser.helpers import REPO, free_port, launched_chromium, wait_healthy, wait_settled
-from tests.browser.login import login, page_text, process, wait_http
-from tools.team_demo import login_secrets, provider_command
+from tests.browser.helpers import launched_chromium, wait_settled
+from tests.browser.login import login, page_text, team_dashboard
 
 pytestmark = [pytest.mark.browser, pytest.mark.service]
 
@@ -26,28 +23,8 @@ RECHECK = 10
 def team(tmp_path_factory):
     pytest.importorskip("oidc_provider_mock")
     pytest.importorskip("authlib")
-    from tests.pages.fixture_warehouse import build
-    from warehouse.snapshots import publish
-
-    root = tmp_path_factory.mktemp("team-recheck")
-    snapshots = root / "snapshots"
-    snapshots.mkdir()
-    publish(build(root / "fixture")["db"], snapshots)
-    idp_port, app_port = free_port(), free_port()
-    idp, base = f"http://127.0.0.1:{idp_port}", f"http://127.0.0.1:{app_port}"
-    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
-    text = secrets.read_text().replace("[team]\n", f"[team]\nrecheck_seconds = {RECHECK}\n", 1)
-    secrets.write_text(text)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
-    with process(provider_command(idp_port)) as idp_proc:
-        wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
-        with process([sys.executable, "-m", "streamlit", "run", "app.py",
-                       "--server.address", "127.0.0.1", "--server.port", str(app_port),
-                       "--server.headless", "true", "--secrets.files", str(secrets)],
-                      cwd=REPO, env={**env, "HARNESS_WAREHOUSE": str(root / "none.duckdb")}
-                      ) as app:
-            wait_healthy(base, app)
-            yield base, idp
+    with team_dashboard(tmp_path_factory.mktemp("team-recheck"), RECHECK) as (base, idp, _):
+        yield base, idp
 
 
 def _provider(idp: str, method: str, path: str, body=None) -> None:
