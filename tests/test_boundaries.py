@@ -8,7 +8,8 @@ scans) and on a fresh interpreter.
 * importing any module of harness, ingestion and warehouse loads no torch,
   sentence-transformers, transformers or streamlit and opens no duckdb connection;
 * ``import harness`` (the Python API) loads none of them nor duckdb, and neither does
-  scoring a run through it.
+  scoring a run through it;
+* no product module grows past ``MODULE_LINES`` lines (past that, it is split by idea).
 
 Product code is ``app.py``, ``pages/``, ``dashboard/``, ``harness/``, ``ingestion/`` and
 ``warehouse/``; tests and benchmarks may import what they measure against.  The layers, and
@@ -37,6 +38,8 @@ WAREHOUSE_READER = "harness/api/store.py"
 #: CLI's and the dashboard's exports): the module that does, and what it imports
 TABLE_RENDERER = ("harness/api/latex.py", {"warehouse.exports": {"assemble"},
                                                 "warehouse.render": {"render_latex"}})
+#: the most lines a product module may hold before it is split by idea
+MODULE_LINES = 650
 HEAVY = ("torch", "sentence_transformers", "transformers", "streamlit")
 
 #: SQL as it would be written in a query string (upper-case keywords, or a lower-case
@@ -82,6 +85,14 @@ def top(module: str) -> str:
 def test_the_scan_sees_the_product():
     names = set(parsed())
     assert "harness/evaluation/scoring.py" in names and "harness/cli/score.py" in names
+
+
+def test_no_product_module_outgrows_one_idea():
+    from tests.source_scan import product_files
+
+    long = {p.relative_to(REPO).as_posix(): n for p in product_files(REPO)
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert not long, f"split by idea: {long}"
 
 
 def test_harness_reaches_the_warehouse_only_through_its_ingest_entry_points():

@@ -127,7 +127,7 @@ def qrels_claim(args, corpus: str, tier: str) -> dict:
     compared with this as with a results directory's metrics.json."""
     from harness.core.canonical import sha256_file
     from harness.core.measures import resolve
-    from harness.evaluation.scoring import metric_engine_block
+    from harness.evaluation.engine import metric_engine_block
 
     return {
         "control_name": f"{Path(args.qrels).name} x {Path(args.run).name}",

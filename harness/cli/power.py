@@ -103,7 +103,7 @@ def run(args) -> int:
     corpus = args.corpus
     if args.qrels:
         from harness.core.formats import read_qrels
-        from harness.evaluation.scoring import prepare_qrels
+        from harness.evaluation.relevance import prepare_qrels
 
         judgeable, dropped, _ = prepare_qrels(read_qrels(args.qrels).judgements)
         n = len(judgeable)

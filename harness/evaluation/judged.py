@@ -6,7 +6,7 @@ under-judged.  Judged@k is the share of the documents retrieved at rank <= k tha
 judgement (any label, 0 included), per query and as a mean: ir_measures' ``Judged@k``
 (after OpenNIR; MacAvaney et al.), which divides by ``min(k, documents retrieved)``.  A
 query the run did not answer gets 0, as every measure does under trec_eval ``-c``.  The top
-k is the ranking the other measures scored (ties ordered as :mod:`harness.evaluation.scoring`
+k is the ranking the other measures scored (ties ordered as :mod:`harness.evaluation.ordering`
 orders them).
 """
 

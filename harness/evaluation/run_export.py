@@ -29,7 +29,8 @@ from harness.core.formats import FormatError, read_jsonl, trec_qrels_text, trec_
 from harness.core.records import Qrel, ScoredDoc
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.results import load_claim
-from harness.evaluation.scoring import PRESERVE_ORDER_TIE_BREAK, normalise_ranking
+from harness.evaluation.engine import PRESERVE_ORDER_TIE_BREAK
+from harness.evaluation.ordering import normalise_ranking
 
 FORMATS = ("trec", "jsonl")
 #: what can be exported: the file it comes from

@@ -21,7 +21,8 @@ from harness.core.measures import reported, resolve
 from harness.core.tiers import UNKNOWN_LICENCE, declared_tier
 from harness.evaluation.results import render_results, write_results
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.evaluation.scoring import ScoreResult, metric_engine_block, score
+from harness.evaluation.engine import metric_engine_block
+from harness.evaluation.scoring import ScoreResult, score
 
 log = logging.getLogger(__name__)
 

@@ -95,7 +95,7 @@ def claim_header(cfg: ArmConfig, ix, measure) -> dict:
     """What a full run of this arm would record in metrics.json about what its numbers
     mean (engine, relevance policy, corpora, retrieval, index corpora): a control is
     compared with it as ``harness intervals`` compares two results directories."""
-    from harness.evaluation.scoring import metric_engine_block
+    from harness.evaluation.engine import metric_engine_block
     from harness.pipeline.runner import _policy_block
 
     reranker = ix.reranker._reranker.describe() if ix.reranker is not None else None

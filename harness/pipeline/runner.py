@@ -50,7 +50,8 @@ from harness.claims.metrics import QRELS, MetricsClaim
 from harness.evaluation.results import load_metrics, write_results
 from harness.core.markdown import md_escape
 from harness.evaluation.scored_run import qrels_text
-from harness.evaluation.scoring import metric_engine_block, score
+from harness.evaluation.engine import metric_engine_block
+from harness.evaluation.scoring import score
 
 log = logging.getLogger(__name__)
 

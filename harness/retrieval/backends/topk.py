@@ -2,7 +2,7 @@
 
 Backends store documents sorted by :func:`harness.core.doc_ids.rank_key` structure, so a
 document's position *is* its structural tie-break; selecting by ``(-score, position)``
-gives the same list :func:`harness.evaluation.scoring.normalise_ranking` would, and every document
+gives the same list :func:`harness.evaluation.ordering.normalise_ranking` would, and every document
 tied with the k-th score competes for the cut (``argpartition`` alone would pick an
 arbitrary subset of a tie).
 

@@ -7,7 +7,8 @@ import pytest
 
 from harness.core.measures import DEFAULT_MEASURES, JUDGED
 from harness.evaluation.judged import judged_share
-from harness.evaluation.scoring import metric_engine_block, score
+from harness.evaluation.engine import metric_engine_block
+from harness.evaluation.scoring import score
 from harness.core.measures import resolve
 
 

@@ -14,7 +14,9 @@ import pytest
 
 from harness.core.measures import DEFAULT_MEASURES, MEASURES
 from harness.core.records import ScoredDoc
-from harness.evaluation.scoring import normalise_ranking, prepare_qrels, rank_scores, score
+from harness.evaluation.ordering import normalise_ranking, rank_scores
+from harness.evaluation.relevance import prepare_qrels
+from harness.evaluation.scoring import score
 from tests.harness.evaluation import scoring_reference as ref
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

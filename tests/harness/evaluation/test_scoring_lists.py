@@ -13,7 +13,7 @@ import random
 import pytest
 
 from harness.core.records import RankedDocs, ScoredDoc
-from harness.evaluation import scoring
+from harness.evaluation import engine, scoring, ties
 from harness.evaluation.scoring import score
 from tests.harness.evaluation.scoring_reference import evaluate, random_doc_id
 
@@ -63,15 +63,15 @@ def test_scored_doc_lists_score_as_the_checked_path_does(seed):
 
 def test_the_fast_path_is_taken_for_untied_reader_lists(monkeypatch):
     calls = []
-    real = scoring._normalise
-    monkeypatch.setattr(scoring, "_normalise", lambda *a: calls.append(a[2]) or real(*a))
+    real = scoring.normalise
+    monkeypatch.setattr(scoring, "normalise", lambda *a: calls.append(a[2]) or real(*a))
     run = {"q1": [ScoredDoc("q1", "a", 0.9), ScoredDoc("q1", "b", 0.5)],
            "q2": [ScoredDoc("q2", "a", 0.5), ScoredDoc("q2", "b", 0.5)]}  # q2 is tied
     result = score({"q1": {"b": 1}, "q2": {"b": 1}}, run, ["MRR"], keep_rankings=5)
     assert calls == ["q2"]
     seen = []
-    real_descending = scoring._strictly_descending
-    monkeypatch.setattr(scoring, "_strictly_descending",
+    real_descending = ties.strictly_descending
+    monkeypatch.setattr(ties, "strictly_descending",
                         lambda *a: seen.append(real_descending(*a)) or seen[-1])
     for docs in (run["q1"], run["q1"][::-1]):
         kept = score({"q1": {"b": 1}}, {"q1": docs}, ["MRR"], keep_rankings=5).rankings["q1"]
@@ -123,13 +123,13 @@ def test_the_engine_called_directly_gives_what_its_wrapper_gives(seed):
     runs = {q: {d.doc_id: float(d.score) for d in docs} for q, docs in run.items()}
     specs = {m.trec_measure for m in resolve(None) if m.by_trec_eval} | {"ndcg_cut.3", "P.1",
                                                                           "recall.100"}
-    direct = scoring.relevance_evaluator(qrels, specs).evaluate(runs) if runs else {}
+    direct = engine.relevance_evaluator(qrels, specs).evaluate(runs) if runs else {}
     wrapped = pytrec_eval.RelevanceEvaluator(qrels, specs).evaluate(runs)
     assert direct == wrapped and (not runs or direct)
 
 
 def test_measure_specs_are_combined_per_measure():
-    assert scoring._combined_specs(["ndcg_cut.5", "ndcg_cut.10", "map", "P.5", "P.10", "P.5"]) == {
+    assert engine.combined_specs(["ndcg_cut.5", "ndcg_cut.10", "map", "P.5", "P.10", "P.5"]) == {
         "ndcg_cut.10,5", "map", "P.10,5"}
 
 
@@ -151,9 +151,9 @@ def test_untied_float_lists_are_found_as_numpy_finds_them(seed):
             values.sort(reverse=True)
         lists[f"q{i}"] = {f"d{k}": v for k, v in enumerate(values)}
     descending = set()
-    found = scoring._untied_lists(lists, descending)
+    found = ties.untied_lists(lists, descending)
     expected = {q for q, docs in lists.items()
-                if scoring._ascending_if_untied(docs.values(), len(docs), np) is not None}
+                if ties.ascending_if_untied(docs.values(), len(docs), np) is not None}
     assert set(found) == expected
     for q in expected:
         assert sorted(found[q]) == sorted(lists[q].values())
@@ -193,7 +193,7 @@ def test_nan_inside_a_short_dict_is_refused(scores):
 def test_the_engine_version_is_the_installed_one():
     import importlib.metadata
 
-    assert scoring.engine_version() == importlib.metadata.version(scoring.ENGINE_NAME)
+    assert engine.engine_version() == importlib.metadata.version(engine.ENGINE_NAME)
 
 
 @pytest.mark.parametrize("docs, words", [

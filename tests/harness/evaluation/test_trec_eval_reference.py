@@ -39,7 +39,7 @@ from harness.cli import main
 from harness.core.formats import write_trec_qrels, write_trec_run
 from harness.core.measures import MEASURES
 from harness.core.records import Qrel, ScoredDoc
-from harness.evaluation.scoring import normalise_ranking, rank_scores
+from harness.evaluation.ordering import normalise_ranking, rank_scores
 from tests.harness.evaluation.scoring_reference import random_doc_id
 
 REPO = Path(__file__).resolve().parents[3]
