@@ -279,24 +279,69 @@ def _column(values: list[Any]) -> list[str]:
     return list(map(canonical_line, values))
 
 
+class Grouped(list[Any]):
+    """A column given one value per group of rows (:class:`Columns` ``groups``)."""
+
+    __slots__ = ()
+
+
+#: a column that numbers the rows of each group 1, 2, ... (:class:`Columns` ``groups``)
+RANKS = "ranks"
+
+
 class Columns(Sequence[dict[str, Any]]):
     """Rows that all hold the same keys, stored a column at a time.
 
     A sequence of dicts to whoever reads it (each row is built when asked for), and the
     form :func:`canonical_lines` writes without taking rows apart again: large claim files
-    (a results directory's rankings, its qrels) are built this way."""
+    (a results directory's rankings, its qrels) are built this way.
 
-    __slots__ = ("names", "columns")
+    ``groups`` (the sizes of consecutive groups of rows, such as one query's ranking) lets a
+    column be given per group: a :class:`Grouped` list holds one value per group, and
+    :data:`RANKS` numbers each group's rows from 1.  Such a column is written once per group,
+    not once per row (the same bytes as its expanded form)."""
 
-    def __init__(self, columns: dict[str, list[Any]]) -> None:
-        lengths = set(map(len, columns.values()))
+    __slots__ = ("names", "_columns", "_given", "_rows", "groups")
+
+    def __init__(self, columns: dict[str, Any], groups: Sequence[int] | None = None) -> None:
+        self.groups: list[int] | None = None if groups is None else list(groups)
+        rows = None if groups is None else sum(groups)
+        lengths = set()
+        for name, values in columns.items():
+            if isinstance(values, Grouped) or values is RANKS:
+                if self.groups is None:
+                    raise ValueError(f"column {name!r} is given per group, but no groups are")
+                if values is not RANKS and len(values) != len(self.groups):
+                    raise ValueError(f"column {name!r}: {len(values)} values for "
+                                     f"{len(self.groups)} groups")
+            else:
+                lengths.add(len(values))
+        if rows is not None:
+            lengths.add(rows)
         if len(lengths) > 1:
             raise ValueError(f"columns of different lengths: {sorted(lengths)}")
         self.names = tuple(columns)
-        self.columns = tuple(columns.values())
+        self._given = tuple(columns.values())
+        self._columns: tuple[list[Any], ...] | None = None
+        self._rows = lengths.pop() if lengths else 0
+
+    @property
+    def columns(self) -> tuple[list[Any], ...]:
+        """Every column row by row (a per-group column expanded, once, when first asked)."""
+        if self._columns is None:
+            self._columns = tuple(map(self._expanded, self._given))
+        return self._columns
+
+    def _expanded(self, values: Any) -> list[Any]:
+        sizes = self.groups or []
+        if values is RANKS:
+            return list(chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes])))
+        if isinstance(values, Grouped):
+            return list(chain.from_iterable(map(repeat, values, sizes)))
+        return list(values) if not isinstance(values, list) else values
 
     def __len__(self) -> int:
-        return len(self.columns[0]) if self.columns else 0
+        return self._rows if self.names else 0
 
     @overload
     def __getitem__(self, index: int) -> dict[str, Any]:
@@ -326,6 +371,23 @@ class Columns(Sequence[dict[str, Any]]):
     def __repr__(self) -> str:
         return f"Columns({len(self)} rows: {', '.join(self.names)})"
 
+    def parts(self, rows: int) -> Iterator[Columns]:
+        """These rows as consecutive Columns of about ``rows`` rows each (whole groups)."""
+        if self.groups is None:
+            for i in range(0, len(self), rows):
+                yield Columns({n: c[i:i + rows] for n, c in zip(self.names, self.columns)})
+            return
+        first = start = size = 0
+        for g, n in enumerate(self.groups):
+            size += n
+            if size >= rows or g == len(self.groups) - 1:
+                yield Columns({name: values if values is RANKS
+                               else (Grouped(values[first:g + 1]) if isinstance(values, Grouped)
+                                     else values[start:start + size])
+                               for name, values in zip(self.names, self._given)},
+                              self.groups[first:g + 1])
+                first, start, size = g + 1, start + size, 0
+
 
 def _constant(values: list[Any]) -> bool:
     """Whether every value is the first, as a string, None or a boolean (of one type: for
@@ -348,17 +410,7 @@ def _interleaved(names: Sequence[str], columns: Sequence[list[Any]]) -> str:
         texts = _column(values)
         pieces.append(texts[0] if texts.count(texts[0]) == len(texts) else texts)
     pieces.append("}\n")
-    merged: list[str | list[str]] = []
-    for piece in pieces:
-        last = merged[-1] if merged else None
-        if isinstance(piece, str) and isinstance(last, str):
-            merged[-1] = last + piece
-        else:
-            merged.append(piece)
-    if len(merged) == 1 and isinstance(merged[0], str):  # (one piece is a str: "{...}\n")
-        return merged[0] * len(columns[0])
-    return "".join(chain.from_iterable(zip(*(
-        repeat(piece) if type(piece) is str else piece for piece in merged))))
+    return _rows_text(_merged(pieces), len(columns[0]))
 
 
 def _columnar(rows: list[Any]) -> str:
@@ -374,11 +426,70 @@ def _columnar(rows: list[Any]) -> str:
     return _interleaved(names, [list(map(itemgetter(name), rows)) for name in names])
 
 
+def _merged(pieces: Iterable[str | list[str]]) -> list[str | list[str]]:
+    """``pieces`` with each run of consecutive strings joined into one."""
+    merged: list[str | list[str]] = []
+    for piece in pieces:
+        last = merged[-1] if merged else None
+        if isinstance(piece, str) and isinstance(last, str):
+            merged[-1] = last + piece
+        else:
+            merged.append(piece)
+    return merged
+
+
+def _rows_text(merged: list[str | list[str]], n: int) -> str:
+    """The ``n`` rows assembled from pieces that are one text for every row or one per row."""
+    if len(merged) == 1 and isinstance(merged[0], str):  # (one piece is a str: "{...}\n")
+        return merged[0] * n
+    return "".join(chain.from_iterable(zip(*(
+        repeat(piece) if type(piece) is str else piece for piece in merged))))
+
+
+def _by_group(names: Sequence[str], given: Sequence[Any], groups: list[int]) -> str:
+    """JSONL text of rows whose columns are given per row, per group (:class:`Grouped`) or
+    as :data:`RANKS`: each group's rows from the texts of its own values."""
+    kinds: list[tuple[str, Any]] = []  # ("key" | "group" | "rank" | "row", texts)
+    for i, (name, values) in enumerate(zip(names, given)):
+        kinds.append(("key", ("{" if i == 0 else ",") + _encode_str(name) + ":"))
+        if values is RANKS:
+            kinds.append(("rank", _ints(list(range(1, max(groups) + 1)))))
+        elif isinstance(values, Grouped):
+            kinds.append(("group", _column(list(values))))
+        else:
+            kinds.append(("row", _column(values)))
+    kinds.append(("key", "}\n"))
+    for i in range(len(kinds) - 1):  # a rank's text takes the key after it: one piece less a row
+        if kinds[i][0] == "rank" and kinds[i + 1][0] == "key":
+            kinds[i] = ("rank", [text + kinds[i + 1][1] for text in kinds[i][1]])
+            kinds[i + 1] = ("key", "")
+    out: list[str] = []
+    start = 0
+    for g, n in enumerate(groups):
+        pieces: list[str | list[str]] = []
+        for kind, texts in kinds:
+            if kind == "key":
+                if texts:
+                    pieces.append(texts)
+            elif kind == "group":
+                pieces.append(texts[g])
+            elif kind == "rank":
+                pieces.append(texts[:n])
+            else:
+                pieces.append(texts[start:start + n])
+        out.append(_rows_text(_merged(pieces), n))
+        start += n
+    return "".join(out)
+
+
 def _from_columns(rows: Columns) -> str:
     if set(map(type, rows.names)) - {str}:
         raise _General
     order = sorted(range(len(rows.names)), key=rows.names.__getitem__)
-    return _interleaved([rows.names[i] for i in order], [rows.columns[i] for i in order])
+    names = [rows.names[i] for i in order]
+    if rows.groups is not None and all(rows.groups):
+        return _by_group(names, [rows._given[i] for i in order], rows.groups)
+    return _interleaved(names, [rows.columns[i] for i in order])
 
 
 def canonical_lines(rows: Iterable[Any]) -> str:
@@ -415,9 +526,7 @@ def canonical_parts(rows: Sequence[Any]) -> Parts:
     """:func:`canonical_lines` of ``rows`` as :class:`Parts` of :data:`PART_ROWS` rows each
     (the same bytes when joined, and the same error for a bad row)."""
     if isinstance(rows, Columns):
-        return Parts(canonical_lines(Columns({n: c[i:i + PART_ROWS]
-                                              for n, c in zip(rows.names, rows.columns)}))
-                     for i in range(0, len(rows), PART_ROWS))
+        return Parts(map(canonical_lines, rows.parts(PART_ROWS)))
     rows = rows if isinstance(rows, list) else list(rows)
     return Parts(canonical_lines(rows[i:i + PART_ROWS]) for i in range(0, len(rows), PART_ROWS))
 

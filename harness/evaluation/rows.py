@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Mapping, Sequence
 
 from harness.claims.metrics import ALL, comparability_notes, pooled_name
-from harness.core.canonical import Columns
+from harness.core.canonical import RANKS, Columns, Grouped
 from harness.core.markdown import md_escape
 from harness.core.measures import COMPARE_MEASURES
 from harness.core.tiers import most_restrictive_tier
@@ -121,12 +121,12 @@ def ranking_rows(result: ScoreResult, meta: Mapping[str, QueryMeta]) -> Columns:
                    for r in map(rankings.__getitem__, order)]
     sizes = [len(ids) for ids, _ in columns]
     return Columns({
-        "corpus": list(chain.from_iterable(map(repeat, (meta[q].corpus for q in order), sizes))),
-        "query_id": list(chain.from_iterable(map(repeat, order, sizes))),
-        "rank": list(chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes]))),
+        "corpus": Grouped(meta[q].corpus for q in order),
+        "query_id": Grouped(order),
+        "rank": RANKS,
         "doc_id": list(chain.from_iterable(map(itemgetter(0), columns))),
         "score": list(map(float, chain.from_iterable(map(itemgetter(1), columns)))),
-    })
+    }, groups=sizes)
 
 
 # --------------------------------------------------------------------------- Markdown

@@ -109,3 +109,28 @@ def test_parts_join_to_the_lines_and_hash_as_the_joined_text(monkeypatch):
     # a bad row raises the error one string would
     with pytest.raises(ValueError, match="non-finite"):
         canonical_parts(rows + [{"q": "x", "v": math.nan, "s": "", "n": 1}])
+
+
+def test_columns_given_per_group_write_the_bytes_of_their_rows(monkeypatch):
+    """A column given once per group (``Grouped``) or as ranks within each group (``RANKS``)
+    writes, in parts cut at group boundaries, exactly the rows it stands for."""
+    from harness.core import canonical
+    from harness.core.canonical import RANKS, Columns, Grouped, canonical_line, canonical_parts, joined
+
+    sizes = [3, 1, 4, 2]
+    rows = [{"query_id": q, "corpus": "c\"x", "rank": r + 1, "doc_id": f"d{q}{r}",
+             "score": 1.0 / (r + 3)}
+            for q, n in zip("abcd", sizes) for r in range(n)]
+    grouped = Columns({"query_id": Grouped("abcd"), "corpus": Grouped(["c\"x"] * 4),
+                       "rank": RANKS, "doc_id": [row["doc_id"] for row in rows],
+                       "score": [row["score"] for row in rows]}, groups=sizes)
+    assert list(grouped) == rows and len(grouped) == 10
+    expected = "".join(canonical_line(row) + "\n" for row in rows)
+    assert '"rank":4,' in expected and expected.count("\n") == 10
+    for part_rows in (1, 3, 1 << 15):
+        monkeypatch.setattr(canonical, "PART_ROWS", part_rows)
+        parts = canonical_parts(grouped)
+        assert joined(parts) == expected
+        assert all(part.endswith("\n") for part in parts)
+    with pytest.raises(ValueError, match="3 values for 4 groups"):
+        Columns({"query_id": Grouped("abc"), "rank": RANKS}, groups=sizes)
