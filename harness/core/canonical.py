@@ -285,8 +285,15 @@ class Grouped(list[Any]):
     __slots__ = ()
 
 
+class _Ranks:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "RANKS"
+
+
 #: a column that numbers the rows of each group 1, 2, ... (:class:`Columns` ``groups``)
-RANKS = "ranks"
+RANKS = _Ranks()
 
 
 class Columns(Sequence[dict[str, Any]]):
@@ -311,7 +318,7 @@ class Columns(Sequence[dict[str, Any]]):
             if isinstance(values, Grouped) or values is RANKS:
                 if self.groups is None:
                     raise ValueError(f"column {name!r} is given per group, but no groups are")
-                if values is not RANKS and len(values) != len(self.groups):
+                if isinstance(values, Grouped) and len(values) != len(self.groups):
                     raise ValueError(f"column {name!r}: {len(values)} values for "
                                      f"{len(self.groups)} groups")
             else:
