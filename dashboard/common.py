@@ -45,7 +45,7 @@ LOADERS = frozenset({
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
     "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary", "per_query_runs",
-    "rankings",
+    "rankings", "query_texts",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile

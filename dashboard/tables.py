@@ -320,10 +320,13 @@ def _listed(docs: list[str]) -> str:
 
 
 def query_changes(pair: pd.DataFrame, rankings_a: pd.DataFrame,
-                  rankings_b: pd.DataFrame, depth: int = MOVED_DEPTH) -> pd.DataFrame:
+                  rankings_b: pd.DataFrame, depth: int = MOVED_DEPTH,
+                  texts: pd.DataFrame | None = None) -> pd.DataFrame:
     """The per-query values of two runs, the queries B made worse first (most negative Δ
-    first; queries one run lacks last), with the documents that moved: those in B's top
-    ``depth`` but not A's (``entered``) and in A's but not B's (``left``), in rank order."""
+    first; queries one run lacks last), with each query's ``text`` (from ``texts``: corpus,
+    query_id, text, the first row of a (corpus, query) kept; empty where neither run stored
+    it) and the documents that moved: those in B's top ``depth`` but not A's (``entered``)
+    and in A's but not B's (``left``), in rank order."""
     def tops(rankings: pd.DataFrame) -> dict:
         top = rankings[rankings["rank"] <= depth].sort_values(["corpus", "query_id", "rank"])
         return {key: list(part["doc_id"]) for key, part in top.groupby(["corpus", "query_id"])}
@@ -336,5 +339,12 @@ def query_changes(pair: pd.DataFrame, rankings_a: pd.DataFrame,
         in_a, in_b = a.get((corpus, query), []), b.get((corpus, query), [])
         entered.append(_listed([d for d in in_b if d not in set(in_a)]))
         left.append(_listed([d for d in in_a if d not in set(in_b)]))
+    known: dict = {}
+    if texts is not None:
+        for corpus, query, text in zip(texts["corpus"], texts["query_id"], texts["text"]):
+            known.setdefault((corpus, query), text)
+    at = out.columns.get_loc("query_id") + 1
+    out = out.copy()
+    out.insert(at, "text", [known.get(k, "") for k in zip(out["corpus"], out["query_id"])])
     return out.assign(**{f"entered B's top {depth}": entered,
                          f"left A's top {depth}": left}).reset_index(drop=True)

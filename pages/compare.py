@@ -120,20 +120,23 @@ def render() -> None:
                "one run lacks are counted as missing above and not drawn.")
     st.subheader("The queries that changed most (B against A)")
     common.tier_badge(view, pair["tier"])
+    texts = pd.concat([common.load("query_texts", run_a, view),
+                       common.load("query_texts", run_b, view)], ignore_index=True)
     changes = tables.query_changes(pair, common.load("rankings", run_a, view),
-                                   common.load("rankings", run_b, view))
+                                   common.load("rankings", run_b, view), texts=texts)
     # the tier is the badge's; the values named as the page names the runs
     shown = changes.drop(columns="tier").rename(
-        columns={"query_class": "class", "query_id": "query", "value_a": "A", "value_b": "B",
-                 "delta": "Δ"})
+        columns={"query_class": "class", "query_id": "query", "text": "query text",
+                 "value_a": "A", "value_b": "B", "delta": "Δ"})
     st.dataframe(shown, hide_index=True, width="stretch",
                  column_config={"A": st.column_config.NumberColumn(format="%.4f"),
                                 "B": st.column_config.NumberColumn(format="%.4f"),
                                 "Δ": st.column_config.NumberColumn(format="%+.4f")})
     st.caption(f"Sorted by Δ = B − A, the queries B made worse first; queries one run lacks "
                f"last. The documents that moved: in B's top {tables.MOVED_DEPTH} but not A's "
-               f"(entered) and in A's but not B's (left), in rank order. Query text is not "
-               "held in the warehouse: the query id is the key into the corpus's queries.")
+               f"(entered) and in A's but not B's (left), in rank order. The query text is the "
+               "one its run stored (queries.jsonl); a run scored without it shows none (bench "
+               "runs store it; `harness score` stores it given `--queries`).")
 
 
 common.run(render)

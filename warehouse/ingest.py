@@ -25,10 +25,10 @@ from warehouse.load import PreparedRun, document_identity, load_document, load_r
 log = logging.getLogger(__name__)
 
 #: order in which a run's tables are filled
-RUN_TABLES = ("runs", "corpora", "metric_rows", "per_query", "rankings", "latency")
+RUN_TABLES = ("runs", "corpora", "metric_rows", "per_query", "rankings", "queries", "latency")
 
 _LABELS = {"metric_rows": "metric values", "per_query": "per-query values",
-           "rankings": "ranking rows", "latency": "latency records"}
+           "rankings": "ranking rows", "queries": "query texts", "latency": "latency records"}
 
 #: Test seam: when set, called inside the open ingest transaction after every row is
 #: inserted and before COMMIT, with the run id or document id.  Tests use it to kill or

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from harness.claims import Claim
 from harness.claims.metrics import (ALL, METRICS_JSON, PER_QUERY, PER_QUERY_COLUMNS, PINNED_FILES,
-                                    RANKINGS, RUNINFO, MetricsClaim, check_per_query_row,
+                                    QUERIES, RANKINGS, RUNINFO, MetricsClaim, check_per_query_row,
                                     index_tier)
 from harness.core.canonical import canonical_json, sha256_file, sha256_text
 from harness.core.formats import FormatError, read_json_object, read_jsonl
@@ -377,6 +377,44 @@ def _rankings_table(results_dir: Path, claim: MetricsClaim):
     return table
 
 
+def _queries_table(results_dir: Path, claim: MetricsClaim):
+    """``queries.jsonl``: one text per (corpus, query), at the tier metrics.json gives the
+    corpus (the file's own tier is not trusted), only for queries the run scored."""
+    import pyarrow as pa
+
+    path = results_dir / QUERIES
+    if not path.is_file():
+        return None
+    try:
+        rows = [obj for _, obj in read_jsonl(path)]
+    except FormatError as exc:
+        raise _refused(exc) from None
+    tiers = claim.effective_tiers()
+    _require_fields(rows, ("corpus", "query_id", "text"), path)
+    corpus = [r["corpus"] for r in rows]
+    _require_types(corpus, (str,), path, "corpus", "a corpus name")
+    unknown = set(corpus) - set(tiers)
+    if unknown:
+        i = next(i for i, c in enumerate(corpus) if c in unknown)
+        refuse(path, "corpus", f"corpus {corpus[i]!r} is not listed in metrics.json corpora",
+               _nth_record_line(path, i))
+    query_id = [r["query_id"] for r in rows]
+    _require_types(query_id, (str,), path, "query_id", "a string")
+    text = [r["text"] for r in rows]
+    _require_types(text, (str,), path, "text", "a string")
+    table = pa.table({
+        "corpus": pa.array(corpus, pa.string()),
+        "tier": pa.array([tiers[c] for c in corpus], pa.string()),
+        "query_id": pa.array(query_id, pa.string()),
+        "text": pa.array(text, pa.string()),
+    })
+    dup = _first_duplicate(table, ("corpus", "query_id"))
+    if dup is not None:
+        refuse(path, "query_id", f"query {query_id[dup]!r} of corpus {corpus[dup]!r} has two "
+               "texts", _nth_record_line(path, dup))
+    return table
+
+
 def _latency_row(runinfo: Mapping, path: Path, run_row: Mapping) -> dict | None:
     block = runinfo.get(LATENCY_FIELD)
     if block is None:
@@ -485,6 +523,9 @@ def load_results(results_dir) -> PreparedRun:
     rankings = _rankings_table(results_dir, claim)
     if rankings is not None:
         tables["rankings"] = _with_run_id(rankings, rid)
+    queries = _queries_table(results_dir, claim)
+    if queries is not None:
+        tables["queries"] = _with_run_id(queries, rid)
     latency = _latency_row(runinfo, runinfo_path, run_row)
     if latency is not None:
         tables["latency"] = claim_tables.arrow_table([{"run_id": rid, **latency}],

@@ -19,11 +19,12 @@ from typing import Iterator, Mapping
 from harness.claims import DOCUMENT_KINDS as _DOCUMENT_KINDS
 from harness.claims import RESULTS_FILES as _RESULTS_FILES
 from harness.claims.base import Claim, Columns, check_columns
-from harness.claims.metrics import METRICS_JSON, METRICS_MD, PER_QUERY, QRELS, RANKINGS, RUNINFO
+from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, QRELS, QUERIES, RANKINGS,
+                                    RUNINFO)
 from warehouse.db import Connection, identifier
 
 #: files of a results directory the core ingest itself reads (qrels.jsonl: checked by its pin)
-CORE_FILES = frozenset({METRICS_JSON, METRICS_MD, PER_QUERY, RANKINGS, QRELS, RUNINFO})
+CORE_FILES = frozenset({METRICS_JSON, METRICS_MD, PER_QUERY, RANKINGS, QRELS, QUERIES, RUNINFO})
 
 DOCUMENT_KINDS: dict[str, type[Claim]] = dict(_DOCUMENT_KINDS)
 RESULTS_FILES: dict[str, type[Claim]] = dict(_RESULTS_FILES)

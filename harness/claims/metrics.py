@@ -5,7 +5,8 @@ A metrics.json is the whole claim of one run: corpora with licence and tier, the
 retrieval arm, the metric engine, the relevance policy, and one row per corpus x query class
 (and ``all``, and a pooled ``all`` row over several corpora at their most restrictive tier).
 It pins the files it summarises by sha256 (``files``: per_query.jsonl, rankings.jsonl,
-qrels.jsonl and, for a bench run, calibration.jsonl), so a value moved between queries is caught.  Its id is
+qrels.jsonl, queries.jsonl where the query texts are known and, for a bench run,
+calibration.jsonl), so a value moved between queries is caught.  Its id is
 the sha256 of its canonical JSON.
 
 The tier written in the file is never trusted: each corpus's tier must be at least as
@@ -42,10 +43,12 @@ PER_QUERY = "per_query.jsonl"
 RANKINGS = "rankings.jsonl"
 #: the judgements the run was scored with (``harness score``, ``harness bench``)
 QRELS = "qrels.jsonl"
+#: the text of each scored query, where it is known (a bench run; ``harness score --queries``)
+QUERIES = "queries.jsonl"
 CALIBRATION_JSONL = "calibration.jsonl"
 RUNINFO = "runinfo.json"
 #: files of a results directory the claim pins when they are present
-PINNED_FILES = (PER_QUERY, RANKINGS, QRELS, CALIBRATION_JSONL)
+PINNED_FILES = (PER_QUERY, RANKINGS, QRELS, QUERIES, CALIBRATION_JSONL)
 
 #: top-level fields every metrics.json carries
 REQUIRED_FIELDS = (
@@ -177,6 +180,8 @@ PER_QUERY_COLUMNS: Columns = (
 RANKING_COLUMNS: Columns = (
     ("corpus", "string"), ("tier", "string"), ("query_id", "string"), ("rank", "int32"),
     ("doc_id", "string"), ("score", "double"))
+QUERY_COLUMNS: Columns = (
+    ("corpus", "string"), ("tier", "string"), ("query_id", "string"), ("text", "string"))
 LATENCY_COLUMNS: Columns = (
     ("run_id", "string"), ("corpus", "string"), ("tier", "string"),
     ("samples", "double_list"), ("concurrency", "int32"), ("reported", "string"))
@@ -201,7 +206,8 @@ class MetricsClaim(Claim):
     TABLES: ClassVar[Mapping[str, Columns]] = {
         "metric_rows": METRIC_ROW_COLUMNS, "corpora": CORPORA_COLUMNS,
         "per_query": (("run_id", "string"), *PER_QUERY_COLUMNS),
-        "rankings": (("run_id", "string"), *RANKING_COLUMNS), "latency": LATENCY_COLUMNS}
+        "rankings": (("run_id", "string"), *RANKING_COLUMNS),
+        "queries": (("run_id", "string"), *QUERY_COLUMNS), "latency": LATENCY_COLUMNS}
 
     control_name: str
     corpora: list[JSON]

@@ -10,7 +10,7 @@ from harness.cli import add_licence_arguments, corpus_name_of
 from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
-from harness.evaluation.inputs import read_query_classes
+from harness.evaluation.inputs import read_query_classes, read_query_texts
 from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
 
 HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
@@ -29,6 +29,10 @@ def add_arguments(p) -> None:
     add_licence_arguments(p)
     p.add_argument("--query-classes", default=None,
                    help="TSV 'query_id<TAB>class' giving each query's class")
+    p.add_argument("--queries", default=None,
+                   help="the query texts, written to queries.jsonl so the dashboard shows "
+                        "them beside each query's change: JSONL ({\"_id\" or \"query_id\", "
+                        "\"text\"}, BEIR's queries.jsonl) or TSV 'query_id<TAB>text'")
     p.add_argument("--binary-relevance", action="store_true", help="collapse grades to 0/1")
     p.add_argument("--preserve-order", action="store_true",
                    help="score each list in file order instead of by score")
@@ -55,13 +59,15 @@ def _score(args) -> int:
     qrels_file = read_qrels(args.qrels)
     run_docs = read_run_columns(args.run)
     classes = read_query_classes(args.query_classes) if args.query_classes else {}
+    texts = read_query_texts(args.queries) if args.queries else None
     scored = score_run(
         qrels_file.judgements, run_docs, args.measures, corpus=corpus,
         control_name=args.control_name or Path(args.out).name,
         qrels_sha256=sha256_file(args.qrels), run_sha256=sha256_file(args.run),
         licence=args.licence, tier=args.tier, query_classes=classes,
         classes_source=str(args.query_classes), binary=args.binary_relevance,
-        preserve_order=args.preserve_order, keep_rankings=args.keep_rankings)
+        preserve_order=args.preserve_order, keep_rankings=args.keep_rankings,
+        query_texts=texts, texts_source=str(args.queries))
     out = scored.write(args.out, {"elapsed_seconds": time.perf_counter() - started,
                                   "command": "score"})
     print(scored.markdown(), end="")

@@ -366,6 +366,44 @@ def read_query_classes(path) -> dict[str, str]:
     return classes
 
 
+#: the id and text fields a JSONL queries file may use (BEIR ``_id``; ours ``query_id``)
+QUERY_ID_FIELDS = ("query_id", "_id", "id")
+QUERY_TEXT_FIELDS = ("text", "query")
+
+
+def read_query_texts(path) -> dict[str, str]:
+    """``{query_id: text}`` from ``harness score --queries``: a JSONL file (BEIR's
+    ``queries.jsonl``, ``{"_id", "text"}``, or ``{"query_id", "text"}``) or a TSV
+    ``query_id<TAB>text`` per line; a duplicate id or an empty text is refused, located."""
+    from harness.core.formats import read_jsonl
+
+    texts: dict[str, str] = {}
+    if str(path).endswith(".jsonl"):
+        for line, obj in read_jsonl(path):
+            id_field = next((f for f in QUERY_ID_FIELDS if f in obj), None)
+            text_field = next((f for f in QUERY_TEXT_FIELDS if f in obj), None)
+            if id_field is None or text_field is None:
+                missing = "/".join(QUERY_ID_FIELDS if id_field is None else QUERY_TEXT_FIELDS)
+                raise FormatError(path, line, missing.split("/")[0], f"missing ({missing})")
+            query_id, text = obj[id_field], obj[text_field]
+            for field, value in ((id_field, query_id), (text_field, text)):
+                if not isinstance(value, str) or not value.strip():
+                    raise FormatError(path, line, field, "must be a non-empty string")
+            if query_id in texts:
+                raise FormatError(path, line, id_field, f"duplicate query id {query_id!r}")
+            texts[query_id] = text
+        return texts
+    for line, row in read_lines(path):
+        parts = row.split("\t", 1)
+        if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+            raise FormatError(path, line, None, "expected 'query_id<TAB>text'")
+        query_id = parts[0].strip()
+        if query_id in texts:
+            raise FormatError(path, line, "query_id", f"duplicate query id {query_id!r}")
+        texts[query_id] = parts[1].strip()
+    return texts
+
+
 def read_classes_input(classes, label: str = "query_classes") -> tuple[dict[str, str], str]:
     """``({query_id: class}, label)`` from a TSV path, a dict or a DataFrame with columns
     ``query_id, query_class``."""

@@ -14,7 +14,7 @@ from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from harness.claims.metrics import METRICS_JSON, QRELS, MetricsClaim
+from harness.claims.metrics import METRICS_JSON, QRELS, QUERIES, MetricsClaim
 from harness.core.canonical import Columns, canonical_lines
 from harness.core.markdown import md_escape
 from harness.core.measures import reported, resolve
@@ -59,6 +59,16 @@ def qrels_rows(judgements: Mapping[str, Mapping[str, int]], meta: Mapping[str, Q
 def qrels_text(judgements, meta, tiers) -> str:
     """``qrels.jsonl``: :func:`qrels_rows` as canonical JSONL (a JSONL qrels file itself)."""
     return canonical_lines(qrels_rows(judgements, meta, tiers))
+
+
+def queries_text(texts: Mapping[str, str], meta: Mapping[str, QueryMeta],
+                 tiers: Mapping[str, str]) -> str:
+    """``queries.jsonl``: the text of every query in ``meta`` that ``texts`` knows, one
+    canonical line per query sorted by corpus and id, at its corpus's tier (a query's text
+    is as restrictive as the corpus it came from)."""
+    order = sorted((q for q in meta if q in texts), key=lambda q: (meta[q].corpus, q))
+    return canonical_lines({"corpus": meta[q].corpus, "tier": tiers[meta[q].corpus],
+                            "query_id": q, "text": texts[q]} for q in order)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,14 +134,17 @@ def score_run(
     binary: bool = False,
     preserve_order: bool = False,
     keep_rankings: int | None = KEEP_RANKINGS,
+    query_texts: Mapping[str, str] | None = None,
+    texts_source: str = "query texts",
 ) -> ScoredRun:
     """Score ``run`` against ``judgements`` (trec_eval ``-c``, ties normalised) into the claim
     and files ``harness score`` writes.
 
     ``qrels_sha256`` / ``run_sha256`` identify the inputs (a file's sha256, or that of an
     in-memory input's JSONL form); ``run_source`` says which.  Queries in
-    ``query_classes`` that are not in the qrels are ignored with a warning naming
-    ``classes_source``.
+    ``query_classes`` (or ``query_texts``) that are not in the qrels are ignored with a
+    warning naming ``classes_source`` (``texts_source``).  ``query_texts`` given, the texts
+    of the qrels queries are written to ``queries.jsonl`` (pinned by the claim).
     """
     tier, evidence = declared_tier(licence, tier, corpus)
     resolved = resolve(reported(measures))
@@ -141,6 +154,11 @@ def score_run(
     if strays:
         log.warning("%d queries in %s are not in the qrels and are ignored: %s",
                     len(strays), classes_source, strays[:5])
+    texts = dict(query_texts or {})
+    strays = sorted(set(texts) - set(judgements))
+    if strays:
+        log.warning("%d queries in %s are not in the qrels and are ignored: %s",
+                    len(strays), texts_source, strays[:5])
     result = score(judgements, run, names, binary=binary, preserve_order=preserve_order,
                    keep_rankings=keep_rankings)
     meta = {q: QueryMeta(corpus, classes.get(q)) for q in judgements}
@@ -167,5 +185,7 @@ def score_run(
     return ScoredRun(claim=claim, measures=tuple(names),
                      per_query=per_query_rows(result, meta, tiers),
                      rankings=ranking_rows(result, meta),
-                     extra_files={QRELS: qrels_text(judgements, meta, tiers)},
+                     extra_files={QRELS: qrels_text(judgements, meta, tiers),
+                                  **({QUERIES: queries_text(texts, meta, tiers)}
+                                     if texts else {})},
                      result=result)

@@ -46,10 +46,10 @@ from harness.retrieval.fusion import fuse
 from harness.core.measures import reported, resolve
 from harness.core.tiers import most_restrictive_tier
 from harness.evaluation.rows import QueryMeta, build_rows, metrics_table, per_query_rows, ranking_rows
-from harness.claims.metrics import QRELS, MetricsClaim
+from harness.claims.metrics import QRELS, QUERIES, MetricsClaim
 from harness.evaluation.results import load_metrics, write_results
 from harness.core.markdown import md_escape
-from harness.evaluation.scored_run import qrels_text
+from harness.evaluation.scored_run import qrels_text, queries_text
 from harness.evaluation.engine import metric_engine_block
 from harness.evaluation.scoring import score
 
@@ -494,6 +494,9 @@ def _score_and_report(cfg, prepared: Sequence[PreparedCorpus], measures, lists, 
         CALIBRATION_JSONL: calibration_text(calibration),
         # what was judged, for export-run --qrels (the same for every arm over this index)
         QRELS: memo.get(QRELS) or memo.setdefault(QRELS, qrels_text(qrels, meta, tiers)),
+        # the query texts, so a reader of a query's change sees what was asked
+        QUERIES: memo.get(QUERIES) or memo.setdefault(QUERIES, queries_text(
+            {q: corpus_of[q].queries[q].text for q in meta}, meta, tiers)),
     }
     return metrics, files
 

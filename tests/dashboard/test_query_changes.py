@@ -36,3 +36,18 @@ def test_a_long_list_of_moved_documents_is_counted_not_listed():
     pair["delta"] = pair["value_b"] - pair["value_a"]
     out = query_changes(pair, _ranks({"q": ["a"]}), _ranks({"q": list("bcdefg")}), depth=10)
     assert out.loc[0, "entered B's top 10"] == "b, c, d (+3 more)"
+
+
+def test_each_query_shows_its_text_from_either_run():
+    pair = pd.DataFrame({"corpus": "c", "query_class": "x", "tier": "A",
+                         "query_id": ["q1", "q2", "q3"],
+                         "value_a": [0.5, 0.9, 0.2], "value_b": [0.6, 0.1, 0.2]})
+    pair["delta"] = pair["value_b"] - pair["value_a"]
+    # A stored q1's text, B q1's (a different copy: A's is kept) and q2's; no run stored q3's
+    texts = pd.DataFrame({"corpus": ["c", "c", "c"], "query_id": ["q1", "q1", "q2"],
+                          "text": ["what did A ask", "a later copy", "budget of the remote"]})
+    ranks = _ranks({"q1": ["d1"]})
+    out = query_changes(pair, ranks, ranks, texts=texts)
+    assert list(out.columns[:5]) == ["corpus", "query_class", "tier", "query_id", "text"]
+    assert dict(zip(out["query_id"], out["text"])) == {
+        "q2": "budget of the remote", "q3": "", "q1": "what did A ask"}

@@ -103,7 +103,13 @@ def write_run(out: Path, name: str, values: dict, *, minutes: int, retrieval: di
     """A results directory whose rows are the plain means of ``values`` (computed by
     :func:`tests.warehouse.builders.build_results`)."""
     corpora = sorted({c for c, _ in values})
-    extra = {"calibration.jsonl": calibration(corpora, missing=missing)} if calibrated else None
+    extra = {"calibration.jsonl": calibration(corpora, missing=missing)} if calibrated else {}
+    # every query's text, "<corpus> question <id>" (tier as the corpus's: the warehouse
+    # re-derives it from metrics.json)
+    extra["queries.jsonl"] = "".join(
+        json.dumps({"corpus": c, "tier": CORPORA[c][0], "query_id": q,
+                    "text": f"{c} question {q}"}, sort_keys=True) + "\n"
+        for c, q in sorted(values))
     return build_results(
         out, values, corpora={c: CORPORA[c] for c in corpora},
         classes={q: query_class(c, int(q[1:])) for c, q in values},

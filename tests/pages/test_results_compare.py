@@ -188,3 +188,23 @@ def test_results_has_no_copy_of_the_withheld_note():
     calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     assert "withheld_note" not in defined
     assert "common.withheld_note" in calls
+
+
+def test_compare_lists_the_worst_changes_first_with_their_query_text(app):
+    at = goto(app(), "compare.py", "internal")
+    assert at.subheader[-1].value == "The queries that changed most (B against A)"
+    frame = at.dataframe[-1].value
+    # control -> arm-one on nDCG@10 over pub and alt: +0.05 on even queries, +0.1 on odd
+    # ones, so the even queries come first (smallest change), ids in corpus order
+    assert list(frame["Δ"]) == sorted(frame["Δ"])
+    first = frame.iloc[0]
+    assert first["Δ"] == pytest.approx(0.05) and int(first["query"][1:]) % 2 == 0
+    assert first["query text"] == f"{first['corpus']} question {first['query']}"
+    assert all(t == f"{c} question {q}"
+               for c, q, t in zip(frame["corpus"], frame["query"], frame["query text"]))
+
+
+def test_the_publishable_compare_never_shows_a_tier_b_query_text(app):
+    at = goto(app(), "compare.py", "publishable")
+    shown = " ".join(str(f.value.to_dict()) for f in at.dataframe)
+    assert "secretcorpus" not in shown and "pub question" in shown

@@ -18,7 +18,7 @@ from warehouse.queries.results import (fetch_metric_intervals, fetch_metric_tabl
 from warehouse.queries.compare import (comparability, comparisons, deltas, deltas_tested,
                                        fetch_deltas_tested, fetch_per_query_runs,
                                        per_query_pair, per_query_runs, per_query_values,
-                                       rankings)
+                                       query_texts, rankings)
 from warehouse.queries.latency import (latency, latency_distribution, latency_samples)
 from warehouse.queries.agreement import (agreement_arms, agreement_documents, agreement_results)
 from warehouse.queries.certificates import (calibration, certificate_monitoring, certificates, ppi_results)
@@ -63,6 +63,7 @@ __all__ = [
     "fetch_per_query_runs",
     "per_query_runs",
     "ppi_results",
+    "query_texts",
     "rankings",
     "relation",
     "resolve_runs",

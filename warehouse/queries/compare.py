@@ -132,6 +132,17 @@ def rankings(run, view: str, query_ids: Sequence[str] | None = None, *, db_path=
             [rid, *([ids] if ids else [])])
 
 
+def query_texts(run, view: str, *, db_path=None):
+    """The stored query texts of one run (``queries.jsonl``): corpus, tier, query id, text;
+    none for a run scored without them."""
+    source = relation(view, "queries")
+    with connect(db_path, read_only=True) as conn:
+        rid = _one_run(conn, run)
+        return conn.query_df(
+            f"SELECT q.corpus, q.tier, q.query_id, q.text FROM {source} AS q "
+            "WHERE q.run_id = ? ORDER BY q.corpus, q.query_id", [rid])
+
+
 _LATEST_COMPARISONS = (
     "SELECT x.* FROM {rel} AS x QUALIFY row_number() OVER (PARTITION BY x.control_run_id, "
     "x.arm_run_id, x.corpus, x.query_class, x.measure "
