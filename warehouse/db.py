@@ -14,6 +14,7 @@ import itertools
 import logging
 import os
 import re
+import shlex
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -186,7 +187,8 @@ def connect(path=None, *, read_only: bool, timeout: float | None = None,
         if not path.is_file():
             raise WarehouseMissing(
                 f"no warehouse at {path}: ingest a results directory "
-                "(`python -m warehouse ingest DIR`) or run `python -m warehouse migrate`")
+                f"(`python -m warehouse ingest DIR --db {shlex.quote(str(path))}`) or run "
+                f"`python -m warehouse migrate --db {shlex.quote(str(path))}`")
         limit = READ_TIMEOUT_SECONDS if timeout is None else timeout
         raw = _open(path, True, time.monotonic() + limit)
         try:

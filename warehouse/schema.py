@@ -104,17 +104,23 @@ def check(conn, migrations_dir=None) -> int:
     """
     migrations = available(migrations_dir)
     done, pending = _compare(conn, migrations)
+    fix = migrate_command(conn.path)
     if not done:
-        raise SchemaOutOfDate(f"{conn.path} holds no warehouse schema; "
-                              "run `python -m warehouse migrate`")
+        raise SchemaOutOfDate(f"{conn.path} holds no warehouse schema; run `{fix}`")
     if pending:
         raise SchemaOutOfDate(
-            f"{conn.path} is missing migrations {[m.filename for m in pending]}; "
-            "run `python -m warehouse migrate`")
+            f"{conn.path} is missing migrations {[m.filename for m in pending]}; run `{fix}`")
     if "tier_ranks" in _tables(conn) and _stored_ranks(conn) != _ranks():
         raise SchemaOutOfDate(f"{conn.path}: its tier ranks {_stored_ranks(conn)} are not this "
-                              f"code's {_ranks()}; run `python -m warehouse migrate`")
+                              f"code's {_ranks()}; run `{fix}`")
     return max(done)
+
+
+def migrate_command(path) -> str:
+    """The command that brings the warehouse at ``path`` up to date, as a user types it."""
+    import shlex
+
+    return f"python -m warehouse migrate --db {shlex.quote(str(path))}"
 
 
 def _ranks() -> list[tuple[str, int]]:

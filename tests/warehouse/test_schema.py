@@ -196,3 +196,41 @@ def test_a_migration_header_names_its_own_file():
         named = re.match(r"-- (\d{3}_\w+):", first)
         if named:
             assert named.group(1) == path.stem, f"{path.name} line 1 names {named.group(1)}"
+
+
+def test_an_out_of_date_warehouse_names_the_command_that_migrates_it(tmp_path):
+    """A warehouse made before a migration was added: the error prints the migrate command
+    for that file (not the default warehouse's), and the command works as printed."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    db = tmp_path / "my team" / "w.duckdb"
+    db.parent.mkdir()
+    older = _copy_migrations(tmp_path)
+    newest = max(older.glob("*.sql"))
+    newest.unlink()  # the warehouse predates the newest migration
+    migrate(db, migrations_dir=older)
+    with pytest.raises(SchemaOutOfDate) as caught:
+        with connect(db, read_only=True):
+            pass
+    command = re.search(r"run `([^`]+)`", str(caught.value)).group(1)
+    assert command == f"python -m warehouse migrate --db '{db}'"
+    # run through a shell as printed, `python` being this interpreter
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr
+    with connect(db, read_only=True) as conn:
+        assert conn.query_all("SELECT max(version) FROM schema_migrations")[0][0] == max(
+            m.version for m in available())
+
+
+def test_a_missing_warehouse_names_the_commands_that_make_it(tmp_path):
+    db = tmp_path / "none.duckdb"
+    with pytest.raises(WarehouseMissing) as caught:
+        with connect(db, read_only=True):
+            pass
+    assert f"python -m warehouse migrate --db {db}" in str(caught.value)
+    assert f"python -m warehouse ingest DIR --db {db}" in str(caught.value)
