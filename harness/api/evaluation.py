@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from harness.api.tables import html_table, tier_note
-from harness.claims.metrics import (ALL, CALIBRATION_JSONL, METRICS_JSON, METRICS_MD, PINNED_FILES, QRELS,
-                                    RANKINGS, MetricsClaim)
+from harness.claims.metrics import (ALL, METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
+                                    MetricsClaim)
 from harness.core.canonical import sha256_file
 from harness.core.tiers import UNKNOWN_LICENCE
 from harness.evaluation.family import RecordedRun, recorded_from_files
@@ -295,7 +295,7 @@ def load(results_dir) -> Evaluation:
     claim.check_pins(present, str(path / METRICS_JSON))
     per_query = load_per_query(path)
     extra = {name: (path / name).read_text(encoding="utf-8")
-             for name in (QRELS, CALIBRATION_JSONL) if (path / name).is_file()}
+             for name in PINNED_FILES if name not in (PER_QUERY, RANKINGS) and (path / name).is_file()}
     scored = ScoredRun(
         claim=claim, measures=_measure_order(per_query, claim.rows), per_query=per_query,
         rankings=_rows_if_present(path, RANKINGS), extra_files=extra,

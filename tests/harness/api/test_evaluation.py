@@ -114,7 +114,7 @@ def test_a_bench_directory_loads_with_its_own_metrics_md(tmp_path):
     assert ev.measures[-1].startswith("file:") and ev.measures[0] == "nDCG@5"  # the run's order
     ev.write(tmp_path / "copy")
     for name in ("metrics.json", "metrics.md", "per_query.jsonl", "rankings.jsonl", "qrels.jsonl",
-                 "calibration.jsonl"):
+                 "queries.jsonl", "calibration.jsonl"):
         assert (tmp_path / "copy" / name).read_bytes() == (tmp_path / "bm25" / name).read_bytes(), name
 
 
