@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from shlex import quote
 
 from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments, corpus_name_of
@@ -11,15 +12,19 @@ from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
 from harness.evaluation.inputs import read_query_classes, read_query_texts
+from harness.evaluation.judged import DEPTH
+from harness.evaluation.unjudged import coverage
 from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
 
 HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--qrels", required=True, help="TREC qrels, BEIR qrels .tsv or .jsonl")
+    p.add_argument("--qrels", default=None,
+                   help="TREC qrels, BEIR qrels .tsv or .jsonl; without it the run is unjudged: "
+                        "its Judged@10 and the pairs to judge are printed, nothing is written")
     p.add_argument("--run", required=True, help="TREC run or .jsonl run")
-    p.add_argument("--out", required=True, help="results directory to write")
+    p.add_argument("--out", default=None, help="results directory to write (with --qrels)")
     from harness.core.arglists import CommaList  # one list convention for every command
 
     p.add_argument("--measures", nargs="+", action=CommaList, default=list(DEFAULT_MEASURES),
@@ -53,6 +58,10 @@ def _score(args) -> int:
     started = time.perf_counter()
     from harness.core.tiers import declared_tier
 
+    if args.qrels is None:
+        return _unjudged(args)
+    if args.out is None:
+        raise ValueError("--out DIR is required with --qrels (the results directory to write)")
     corpus, from_stem = corpus_name_of(args)
     declared_tier(args.licence, args.tier, corpus)  # a refused --tier before any file is read
     resolve(args.measures)
@@ -78,6 +87,30 @@ def _score(args) -> int:
     return 0
 
 
+def pool_command(args) -> str:
+    """The ``harness pool`` command that pools this run's unjudged top 10 for labelling."""
+    judged = f" --judged {quote(args.qrels)}" if args.qrels else ""
+    return f"harness pool {quote(args.run)} --depth {DEPTH}{judged} --out pool.jsonl"
+
+
+def _unjudged(args) -> int:
+    """A run with no qrels: what judging it would take, and no mean of any measure."""
+    for name in ("out", "query_classes"):
+        if getattr(args, name) is not None:
+            raise ValueError(f"--{name.replace('_', '-')} needs --qrels: an unjudged run has no "
+                             "scores to write")
+    run_docs = read_run_columns(args.run)
+    queries = sorted(read_query_texts(args.queries)) if args.queries else None
+    cover = coverage(run_docs, queries, None, preserve_order=args.preserve_order)
+    source = f"the query file {args.queries}" if args.queries else "the run"
+    print(f"unjudged: no qrels given; the query set is {source}'s")
+    for line in cover.lines():
+        print(line)
+    print("no measure has a mean until its queries are judged; nothing was written")
+    print(f"pool the pairs to judge: {pool_command(args)}")
+    return 0
+
+
 def summary_notes(scored, args, from_stem: bool) -> list[str]:
     """What a user may want to change or know before publishing: a tier that keeps the run
     out of the publishable view and why, a corpus name taken from a file name, and how many
@@ -100,6 +133,11 @@ def summary_notes(scored, args, from_stem: bool) -> list[str]:
     if from_stem:
         notes.append(f"corpus name {corpus['name']!r} was taken from the qrels file name; "
                      "give --corpus-name NAME to call it something else")
+    missing = len(scored.result.queries_not_in_qrels) if scored.result is not None else 0
+    if missing:
+        notes.append(f"{missing} of the run's queries {'has' if missing == 1 else 'have'} no "
+                     "judgement and so no score (trec_eval -c scores the qrels' queries); pool "
+                     f"the unjudged top {DEPTH} for labelling: {pool_command(args)}")
     tied = len(scored.result.queries_tied) if scored.result is not None else 0
     if tied:
         how = ("kept in file order (--preserve-order)" if args.preserve_order else
