@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from shlex import quote
 
 from harness.core.canonical import sha256_file
 from harness.cli import add_licence_arguments, corpus_name_of
@@ -87,12 +86,6 @@ def _score(args) -> int:
     return 0
 
 
-def pool_command(args) -> str:
-    """The ``harness pool`` command that pools this run's unjudged top 10 for labelling."""
-    judged = f" --judged {quote(args.qrels)}" if args.qrels else ""
-    return f"harness pool {quote(args.run)} --depth {DEPTH}{judged} --out pool.jsonl"
-
-
 def _unjudged(args) -> int:
     """A run with no qrels: what judging it would take, and no mean of any measure."""
     for name in ("out", "query_classes"):
@@ -107,7 +100,7 @@ def _unjudged(args) -> int:
     for line in cover.lines():
         print(line)
     print("no measure has a mean until its queries are judged; nothing was written")
-    print(f"pool the pairs to judge: {pool_command(args)}")
+    print("judge those pairs and score again with --qrels FILE")
     return 0
 
 
@@ -136,8 +129,8 @@ def summary_notes(scored, args, from_stem: bool) -> list[str]:
     missing = len(scored.result.queries_not_in_qrels) if scored.result is not None else 0
     if missing:
         notes.append(f"{missing} of the run's queries {'has' if missing == 1 else 'have'} no "
-                     "judgement and so no score (trec_eval -c scores the qrels' queries); pool "
-                     f"the unjudged top {DEPTH} for labelling: {pool_command(args)}")
+                     "judgement and so no score (trec_eval -c scores the qrels' queries); judge "
+                     f"their top {DEPTH} and score again to include them")
     tied = len(scored.result.queries_tied) if scored.result is not None else 0
     if tied:
         how = ("kept in file order (--preserve-order)" if args.preserve_order else

@@ -1,6 +1,6 @@
 """A run over queries nobody judged yet (issue 38, item 1): ``harness score`` without qrels
-reports Judged@10 and the pairs to judge, never a mean; partial qrels name the queries left
-out and the pooling command.  Expected values by hand and from ir_measures."""
+reports Judged@10 and the pairs to judge, never a mean; partial qrels count the queries left
+out.  Expected values by hand and from ir_measures."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_score_without_qrels_reports_coverage_and_writes_nothing(tmp_path):
     assert lines[2].startswith("Judged@10 0.0000 ")
     assert lines[3] == "3 unjudged (query, document) pairs in the run's top 10"
     assert "no measure has a mean" in lines[4]
-    assert lines[5] == "pool the pairs to judge: harness pool run.txt --depth 10 --out pool.jsonl"
+    assert lines[5] == "judge those pairs and score again with --qrels FILE"
     assert "nDCG" not in done.stdout and "MRR" not in done.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["queries.tsv", "run.txt"]
     # --out without qrels is refused rather than silently ignored
@@ -82,7 +82,7 @@ def test_score_without_qrels_reports_coverage_and_writes_nothing(tmp_path):
     assert refused.returncode == 2 and "--out DIR is required with --qrels" in refused.stderr
 
 
-def test_partial_qrels_name_the_unscored_queries_and_the_pool_command(tmp_path):
+def test_partial_qrels_name_the_unscored_queries(tmp_path):
     (tmp_path / "run.txt").write_text(RUN)
     (tmp_path / "part.qrels").write_text("q1 0 d1 1\n")
     done = _harness("score", "--run", "run.txt", "--qrels", "part.qrels", "--out", "res",
@@ -90,4 +90,4 @@ def test_partial_qrels_name_the_unscored_queries_and_the_pool_command(tmp_path):
     assert done.returncode == 0, done.stderr
     note = next(line for line in done.stdout.splitlines() if "no judgement" in line)
     assert note.startswith("1 of the run's queries has no judgement and so no score")
-    assert note.endswith("harness pool run.txt --depth 10 --judged part.qrels --out pool.jsonl")
+    assert note.endswith("judge their top 10 and score again to include them")
