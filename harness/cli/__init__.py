@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "demo": "harness.cli.demo",
     "submit": "harness.cli.submit",
     "embed": "harness.cli.embed",
+    "pool": "harness.cli.pool",
+    "qrels": "harness.cli.qrels",
 }
 
 

@@ -61,21 +61,30 @@ def _score(args) -> int:
         return _unjudged(args)
     if args.out is None:
         raise ValueError("--out DIR is required with --qrels (the results directory to write)")
+    version = None
+    if Path(args.qrels).suffix.lower() == ".json":  # a qrels version (harness qrels version)
+        from harness.judgments.versions import read_version
+
+        version = read_version(args.qrels)
+        if args.corpus_name is None and version.content.get("corpus"):
+            args.corpus_name = version.content["corpus"]
+        args.tier = _version_tier(args, version)
     corpus, from_stem = corpus_name_of(args)
     declared_tier(args.licence, args.tier, corpus)  # a refused --tier before any file is read
     resolve(args.measures)
-    qrels_file = read_qrels(args.qrels)
+    judgements = version.judgements if version else read_qrels(args.qrels).judgements
     run_docs = read_run_columns(args.run)
     classes = read_query_classes(args.query_classes) if args.query_classes else {}
     texts = read_query_texts(args.queries) if args.queries else None
     scored = score_run(
-        qrels_file.judgements, run_docs, args.measures, corpus=corpus,
+        judgements, run_docs, args.measures, corpus=corpus,
         control_name=args.control_name or Path(args.out).name,
         qrels_sha256=sha256_file(args.qrels), run_sha256=sha256_file(args.run),
         licence=args.licence, tier=args.tier, query_classes=classes,
         classes_source=str(args.query_classes), binary=args.binary_relevance,
         preserve_order=args.preserve_order, keep_rankings=args.keep_rankings,
-        query_texts=texts, texts_source=str(args.queries))
+        query_texts=texts, texts_source=str(args.queries),
+        qrels_version=version.name if version else None)
     out = scored.write(args.out, {"elapsed_seconds": time.perf_counter() - started,
                                   "command": "score"})
     print(scored.markdown(), end="")
@@ -84,6 +93,20 @@ def _score(args) -> int:
         print(line)
     ingest_run(out, args)
     return 0
+
+
+def _version_tier(args, version) -> str | None:
+    """The tier to score a qrels version's run at: the judgements inherit their corpus's
+    tier, so a version's tier caps the run's (a more open --tier is refused)."""
+    from harness.core.tiers import rank
+
+    held = version.content["tier"]
+    if args.tier is not None and rank(args.tier) < rank(held):
+        raise ValueError(f"--tier {args.tier} refused: the qrels version {version.name} is tier "
+                         f"{held} (its judgements inherit their corpus's tier)")
+    if args.tier is None:  # tier A leaves the licence to decide, as any qrels file does
+        return None if held == "A" else held
+    return held if rank(held) > rank(args.tier) else args.tier
 
 
 def _unjudged(args) -> int:
@@ -100,7 +123,7 @@ def _unjudged(args) -> int:
     for line in cover.lines():
         print(line)
     print("no measure has a mean until its queries are judged; nothing was written")
-    print("judge those pairs and score again with --qrels FILE")
+    print(f"pool those pairs to judge: harness pool {args.run} --depth {DEPTH} --out pool.jsonl")
     return 0
 
 
@@ -129,8 +152,9 @@ def summary_notes(scored, args, from_stem: bool) -> list[str]:
     missing = len(scored.result.queries_not_in_qrels) if scored.result is not None else 0
     if missing:
         notes.append(f"{missing} of the run's queries {'has' if missing == 1 else 'have'} no "
-                     "judgement and so no score (trec_eval -c scores the qrels' queries); judge "
-                     f"their top {DEPTH} and score again to include them")
+                     "judgement and so no score (trec_eval -c scores the qrels' queries); to "
+                     f"include them, pool what is left to judge: harness pool {args.run} "
+                     f"--judged {args.qrels} --depth {DEPTH} --out pool.jsonl")
     tied = len(scored.result.queries_tied) if scored.result is not None else 0
     if tied:
         how = ("kept in file order (--preserve-order)" if args.preserve_order else

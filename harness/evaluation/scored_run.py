@@ -136,6 +136,7 @@ def score_run(
     keep_rankings: int | None = KEEP_RANKINGS,
     query_texts: Mapping[str, str] | None = None,
     texts_source: str = "query texts",
+    qrels_version: str | None = None,
 ) -> ScoredRun:
     """Score ``run`` against ``judgements`` (trec_eval ``-c``, ties normalised) into the claim
     and files ``harness score`` writes.
@@ -145,6 +146,8 @@ def score_run(
     ``query_classes`` (or ``query_texts``) that are not in the qrels are ignored with a
     warning naming ``classes_source`` (``texts_source``).  ``query_texts`` given, the texts
     of the qrels queries are written to ``queries.jsonl`` (pinned by the claim).
+    ``qrels_version`` (a qrels version's name) is recorded as the corpus's ``version``, so
+    runs scored on different versions are flagged as not comparable.
     """
     tier, evidence = declared_tier(licence, tier, corpus)
     resolved = resolve(reported(measures))
@@ -167,7 +170,7 @@ def score_run(
     claim = MetricsClaim(
         control_name=control_name,
         corpora=[{
-            "name": corpus, "version": None, "licence": licence, "tier": tier,
+            "name": corpus, "version": qrels_version, "licence": licence, "tier": tier,
             "sha256": qrels_sha256, "files": None, "chunks": None, "evidence": evidence,
         }],
         index=None,

@@ -229,18 +229,18 @@ def read_json_object(path: FilePath) -> JsonObject:
 
 
 @overload
-def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int | None,
                   kind: type[str] = ...) -> str:
     ...
 
 
 @overload
-def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int | None,
                   kind: None) -> Any:
     ...
 
 
-def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int,
+def require_field(obj: Mapping[str, Any], name: str, path: FilePath, line: int | None,
                   kind: type[str] | None = str) -> Any:
     """``obj[name]``, which must exist and be of ``kind``."""
     if name not in obj:

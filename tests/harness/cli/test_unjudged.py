@@ -70,7 +70,8 @@ def test_score_without_qrels_reports_coverage_and_writes_nothing(tmp_path):
     assert lines[2].startswith("Judged@10 0.0000 ")
     assert lines[3] == "3 unjudged (query, document) pairs in the run's top 10"
     assert "no measure has a mean" in lines[4]
-    assert lines[5] == "judge those pairs and score again with --qrels FILE"
+    hint = "pool those pairs to judge: "
+    assert lines[5] == hint + "harness pool run.txt --depth 10 --out pool.jsonl"
     assert "nDCG" not in done.stdout and "MRR" not in done.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["queries.tsv", "run.txt"]
     # --out without qrels is refused rather than silently ignored
@@ -80,6 +81,17 @@ def test_score_without_qrels_reports_coverage_and_writes_nothing(tmp_path):
                                       "to write")
     refused = _harness("score", "--qrels", "q.txt", "--run", "run.txt", cwd=tmp_path)
     assert refused.returncode == 2 and "--out DIR is required with --qrels" in refused.stderr
+    # the printed command runs and pools exactly the three unjudged pairs
+    pooled = _harness(*lines[5][len(hint):].split()[1:], cwd=tmp_path)
+    assert pooled.returncode == 0, pooled.stderr
+    assert _pairs(tmp_path / "pool.jsonl") == [("q1", "d1"), ("q1", "d2"), ("q2", "d3")]
+
+
+def _pairs(path):
+    import json
+
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return sorted((r["query_id"], r["doc_id"]) for r in rows)
 
 
 def test_partial_qrels_name_the_unscored_queries(tmp_path):
@@ -90,4 +102,9 @@ def test_partial_qrels_name_the_unscored_queries(tmp_path):
     assert done.returncode == 0, done.stderr
     note = next(line for line in done.stdout.splitlines() if "no judgement" in line)
     assert note.startswith("1 of the run's queries has no judgement and so no score")
-    assert note.endswith("judge their top 10 and score again to include them")
+    command = "harness pool run.txt --judged part.qrels --depth 10 --out pool.jsonl"
+    assert note.endswith("to include them, pool what is left to judge: " + command)
+    pooled = _harness(*command.split()[1:], cwd=tmp_path)
+    assert pooled.returncode == 0, pooled.stderr
+    assert "1 pair already judged in part.qrels was skipped" in pooled.stdout
+    assert _pairs(tmp_path / "pool.jsonl") == [("q1", "d2"), ("q2", "d3")]
