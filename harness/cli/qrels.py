@@ -34,8 +34,26 @@ def add_arguments(p) -> None:
                    help="a qrels version (its recorded labels)")
 
 
+    s = sub.add_parser("estimate", help="nDCG@10 of a run from the hand-labelled sample and the "
+                                        "MiniLM judge, by prediction-powered inference")
+    s.add_argument("--run", required=True, help="the run (TREC or .jsonl), pooled in --pool")
+    s.add_argument("--pool", required=True,
+                   help="the pool, with a hand-labelling sample (harness pool --sample-queries)")
+    s.add_argument("--version", required=True, metavar="VERSION",
+                   help="the qrels version holding the sample's hand labels")
+    s.add_argument("--corpus", required=True, metavar="KIND:PATH",
+                   help="the corpus the documents' (and queries') texts come from")
+    s.add_argument("--queries", default=None,
+                   help="query texts (JSONL or TSV) when the corpus holds none")
+    s.add_argument("--alpha", type=float, default=0.05, help="1 - interval level (default 0.05)")
+    s.add_argument("--cache-dir", default=None, help="embedding cache directory")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--out", default=None, help="write the estimate as JSON here")
+
+
 def run(args) -> int:
-    return {"version": _version, "export": _export, "agreement": _agreement}[args.action](args)
+    return {"version": _version, "export": _export, "agreement": _agreement,
+            "estimate": _estimate}[args.action](args)
 
 
 def _version(args) -> int:
@@ -115,4 +133,66 @@ def _agreement(args) -> int:
         labels = read_labels(args.labels)
     for line in agreement(labels).lines():
         print(line)
+    return 0
+
+
+def _estimate(args) -> int:
+    from harness.core.canonical import canonical_json, sha256_file
+    from harness.core.formats import read_run_columns
+    from harness.core.outputs import is_document, write_file
+    from harness.core.tiers import most_restrictive_tier
+    from harness.evaluation.inputs import read_query_texts
+    from harness.evaluation.judged import top_ids
+    from harness.evaluation.ordering import normalise_ranking
+    from harness.judgments.estimate import DEPTH, estimate_ndcg
+    from harness.judgments.judge import (calibrated_grades, corpus_texts, cosine_scores,
+                                         packaged_judge)
+    from harness.judgments.pool import read_pool
+    from harness.judgments.versions import read_version
+    from ingestion import load_corpus
+
+    if not 0 < args.alpha < 1:
+        raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    pool = read_pool(args.pool)
+    if not pool.sample:
+        raise ValueError(f"{args.pool} has no hand-labelling sample: pool again with "
+                         "--sample-queries N (the estimate needs queries drawn at random)")
+    if pool.depth < DEPTH:
+        raise ValueError(f"{args.pool} pools depth {pool.depth}: nDCG@{DEPTH} needs depth "
+                         f"{DEPTH} or more")
+    run_sha = sha256_file(args.run)
+    if run_sha not in {sha for _, sha in pool.runs}:
+        raise ValueError(f"--run {args.run} is not one of the pool's runs (by sha256): pool it "
+                         "first, so every document it ranks is judged")
+    version = read_version(args.version)
+    corpus = load_corpus(args.corpus)
+    query_texts, doc_texts = corpus_texts(corpus)
+    if args.queries:
+        query_texts.update(read_query_texts(args.queries))
+    run_docs = read_run_columns(args.run)
+    tops = {q: top_ids(normalise_ranking(d, query_id=q))[:DEPTH] for q, d in run_docs.items()}
+    pairs = [(p.query_id, p.doc_id) for p in pool.pairs]
+    encoder, provenance = packaged_judge(args.cache_dir, progress=not args.no_progress)
+    scores = cosine_scores(encoder, query_texts, doc_texts, pairs, provenance=provenance)
+    sample = pool.sample["queries"]
+    hand = version.judgements
+    grades = calibrated_grades(scores.scores, hand, sample, seed=int(pool.sample.get("seed") or 0))
+    hand_sample = {q: hand.get(q, {}) for q in sample}
+    result = estimate_ndcg(tops, pool.queries, sample, hand_sample, grades, alpha=args.alpha)
+    tier = most_restrictive_tier([version.content["tier"], corpus.source.tier,
+                                  provenance["tier"]])
+    for line in result.lines():
+        print(line)
+    print(f"judge: {provenance['model']} ({provenance['licence']}), {provenance['score']}; "
+          f"tier {tier}")
+    if args.out:
+        doc = {"kind": "judged-estimate", "schema": 1, "tier": tier, "run_sha256": run_sha,
+               "pool_sha256": sha256_file(args.pool), "qrels_version": version.name,
+               "corpus": {"name": corpus.name, "tier": corpus.source.tier,
+                          "sha256": corpus.source.sha256},
+               "judge": provenance, **result.to_dict()}
+        write_file(args.out, canonical_json(doc), recognise=is_document("judged-estimate"),
+                   what="judged estimate",
+                   inputs=[("--run", args.run), ("--pool", args.pool), ("--version", args.version)])
+        print(f"wrote {args.out}")
     return 0
