@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "submit": "harness.cli.submit",
     "embed": "harness.cli.embed",
     "pool": "harness.cli.pool",
+    "label": "harness.cli.label",
     "qrels": "harness.cli.qrels",
 }
 

@@ -1,0 +1,127 @@
+"""``python -m harness label``: label a pool's pairs in the terminal, one person's queue."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+HELP = "label a pool's (query, document) pairs in the terminal: your queue, 0-3, skip, undo"
+
+#: the longest document text shown (characters); the rest is cut and says so
+SHOWN = 4000
+KEYS = "0-3 label, s skip, u undo, q quit"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--pool", required=True, help="the pool file (harness pool)")
+    p.add_argument("--corpus", required=True, metavar="KIND:PATH",
+                   help="the corpus the documents' (and queries') texts come from")
+    p.add_argument("--queries", default=None, help="query texts (JSONL or TSV) if the corpus "
+                                                   "holds none")
+    p.add_argument("--rater", required=True, help="your name, as the labels record it")
+    p.add_argument("--out", required=True, help="your labels file (JSONL; created, or added to)")
+    p.add_argument("--others", nargs="*", default=[], metavar="LABELS",
+                   help="the other people's labels files, so your queue skips what is done")
+    p.add_argument("--overlap", type=float, default=None,
+                   help="share of pairs shown to two people for agreement (default 0.2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the double-judged share")
+    p.add_argument("--max-tier", choices=("A", "B"), default="B",
+                   help="the most restricted corpus tier you may see (A: publishable corpora "
+                        "only; an outside annotator); default B")
+
+
+def _is_labels(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 16)
+    except OSError:
+        return False
+    return first.startswith(b"{") and b'"rater"' in first and b'"label"' in first
+
+
+def run(args) -> int:
+    from harness.core.atomic import write_files
+    from harness.core.outputs import check_file
+    from harness.core.tiers import rank
+    from harness.evaluation.inputs import read_query_texts
+    from harness.judgments.judge import corpus_texts
+    from harness.judgments.labels import GRADES, Label, labels_text, parse_label, read_labels
+    from harness.judgments.marking import segments
+    from harness.judgments.pool import read_pool
+    from harness.judgments.queue import OVERLAP, queue
+    from ingestion import load_corpus
+
+    out = check_file(args.out, recognise=_is_labels, what="labels file",
+                     inputs=[("--pool", args.pool), *(("--others", o) for o in args.others)])
+    parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": args.rater,
+                 "at": "2026-01-01T00:00:00Z"}, "--rater", None)
+    pool = read_pool(args.pool)
+    corpus = load_corpus(args.corpus)
+    if rank(corpus.source.tier) > rank(args.max_tier):
+        raise ValueError(f"corpus {corpus.name!r} is tier {corpus.source.tier}: its documents "
+                         f"are not shown to an annotator limited to tier {args.max_tier}")
+    query_texts, doc_texts = corpus_texts(corpus)
+    if args.queries:
+        query_texts.update(read_query_texts(args.queries))
+    mine = read_labels([out]) if out.exists() and out.stat().st_size else []
+    others = read_labels(args.others)
+    overlap = OVERLAP if args.overlap is None else args.overlap
+    session: list[Label] = []
+    bold = sys.stdout.isatty()
+
+    def save() -> None:
+        write_files([(out, labels_text(mine + session))])
+
+    skipped: set[tuple[str, str]] = set()
+    back: tuple[str, str] | None = None  # the pair an undo returns to
+    while True:
+        todo, progress = queue(pool, mine + session + others, args.rater, overlap, args.seed)
+        print(progress.line())
+        if not todo:
+            print("nothing left in your queue")
+            return 0
+        fresh = [p for p in todo if (p.query_id, p.doc_id) not in skipped]
+        if not fresh:
+            print(f"only the {len(todo)} pair(s) you skipped are left: showing them again")
+            skipped.clear()
+            fresh = todo
+        pair = next((p for p in fresh if (p.query_id, p.doc_id) == back), fresh[0])
+        back = None
+        text = doc_texts.get(pair.doc_id)
+        query = query_texts.get(pair.query_id)
+        if text is None or query is None:
+            missing = "document" if text is None else "query"
+            raise ValueError(f"{missing} of pair ({pair.query_id}, {pair.doc_id}) has no text "
+                             f"in {args.corpus}: is it the pool's corpus?")
+        shown = "".join(f"\033[1m{piece}\033[0m" if marked and bold else
+                        (f"[{piece}]" if marked else piece)
+                        for piece, marked in segments(text[:SHOWN], query))
+        print(f"\nquery {pair.query_id}: {query}\ndocument {pair.doc_id}:\n{shown}")
+        if len(text) > SHOWN:
+            print(f"... ({len(text) - SHOWN} more characters not shown)")
+        print("grades: " + ", ".join(f"{k} {v}" for k, v in GRADES.items()) + f"; {KEYS}")
+        answer = sys.stdin.readline()
+        if not answer:
+            return 0
+        answer = answer.strip().lower()
+        if answer in {str(k) for k in GRADES}:
+            at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            session.append(Label(pair.query_id, pair.doc_id, args.rater, at, int(answer)))
+            save()
+        elif answer == "s":
+            skipped.add((pair.query_id, pair.doc_id))
+        elif answer == "u":
+            if session:
+                undone = session.pop()
+                back = (undone.query_id, undone.doc_id)
+                skipped.discard(back)
+                save()
+                print(f"undone: your label of ({undone.query_id}, {undone.doc_id})")
+            else:
+                print("nothing to undo in this session")
+        elif answer == "q":
+            print(f"wrote {out}" if session else "nothing labelled")
+            return 0
+        else:
+            print(f"unknown answer {answer!r}: {KEYS}")
