@@ -46,6 +46,19 @@ def add_arguments(p) -> None:
     s.add_argument("--queries", default=None,
                    help="query texts (JSONL or TSV) when the corpus holds none")
     s.add_argument("--alpha", type=float, default=0.05, help="1 - interval level (default 0.05)")
+    s.add_argument("--judge-url", default=None, metavar="URL",
+                   help="a team's own judge: POST {query_id, query, doc_id, document} per pair, "
+                        "answer {score} (default: the packaged MiniLM)")
+    s.add_argument("--judge-header", action="append", default=[], metavar="'Name: value'",
+                   help="request header for --judge-url (repeatable; a value env:VAR is read "
+                        "from the environment and never recorded)")
+    s.add_argument("--judge-timeout", type=float, default=30.0,
+                   help="seconds per --judge-url request (default 30)")
+    s.add_argument("--judge-max-bytes", type=int, default=1 << 16,
+                   help="largest --judge-url answer accepted (default 65536)")
+    s.add_argument("--judge-licence", default="unknown",
+                   help="licence of the --judge-url judge's model (SPDX); not publishable or "
+                        "unknown (the default) caps the estimate at tier B")
     s.add_argument("--cache-dir", default=None, help="embedding cache directory")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.add_argument("--out", default=None, help="write the estimate as JSON here")
@@ -172,8 +185,24 @@ def _estimate(args) -> int:
     run_docs = read_run_columns(args.run)
     tops = {q: top_ids(normalise_ranking(d, query_id=q))[:DEPTH] for q, d in run_docs.items()}
     pairs = [(p.query_id, p.doc_id) for p in pool.pairs]
-    encoder, provenance = packaged_judge(args.cache_dir, progress=not args.no_progress)
-    scores = cosine_scores(encoder, query_texts, doc_texts, pairs, provenance=provenance)
+    for query_id, doc_id in pairs:
+        if query_id not in query_texts or doc_id not in doc_texts:
+            missing = "query" if query_id not in query_texts else "document"
+            raise ValueError(f"the {missing} of pooled pair ({query_id}, {doc_id}) has no text "
+                             f"in {args.corpus}" + (" or --queries" if missing == "query" else ""))
+    if args.judge_url:
+        from harness.core.tiers import tier_for_licence
+        from harness.judgments.http_judge import http_scores
+
+        scores = http_scores(args.judge_url, query_texts, doc_texts, pairs,
+                             headers=args.judge_header, timeout=args.judge_timeout,
+                             max_bytes=args.judge_max_bytes, licence=args.judge_licence,
+                             tier_of=tier_for_licence,
+                             progress=None if args.no_progress else _progress())
+        provenance = scores.provenance
+    else:
+        encoder, provenance = packaged_judge(args.cache_dir, progress=not args.no_progress)
+        scores = cosine_scores(encoder, query_texts, doc_texts, pairs, provenance=provenance)
     sample = pool.sample["queries"]
     hand = version.judgements
     grades = calibrated_grades(scores.scores, hand, sample, seed=int(pool.sample.get("seed") or 0))
@@ -196,3 +225,23 @@ def _estimate(args) -> int:
                    inputs=[("--run", args.run), ("--pool", args.pool), ("--version", args.version)])
         print(f"wrote {args.out}")
     return 0
+
+
+def _progress():
+    """A progress line on stderr: at the first pair, then at most once a second, and at the end."""
+    import sys
+    import time
+
+    started = time.monotonic()
+    last = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done not in (1, total) and now - last[0] < 1.0:
+            return
+        last[0] = now
+        rate = done / max(now - started, 1e-9)
+        left = (total - done) / rate if rate > 0 else float("inf")
+        print(f"judged {done}/{total} pairs, {rate:.1f}/s, about {left:.0f} s left",
+              file=sys.stderr, flush=True)
+    return show
