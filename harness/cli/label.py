@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 HELP = "label a pool's (query, document) pairs in the terminal: your queue, 0-3, skip, undo"
 
@@ -31,18 +30,9 @@ def add_arguments(p) -> None:
                         "only; an outside annotator); default B")
 
 
-def _is_labels(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            first = handle.readline(1 << 16)
-    except OSError:
-        return False
-    return first.startswith(b"{") and b'"rater"' in first and b'"label"' in first
-
-
 def run(args) -> int:
     from harness.core.atomic import write_files
-    from harness.core.outputs import check_file
+    from harness.core.outputs import check_file, first_line_has
     from harness.core.tiers import rank
     from harness.evaluation.inputs import read_query_texts
     from harness.judgments.judge import corpus_texts
@@ -52,7 +42,7 @@ def run(args) -> int:
     from harness.judgments.queue import OVERLAP, queue
     from ingestion import load_corpus
 
-    out = check_file(args.out, recognise=_is_labels, what="labels file",
+    out = check_file(args.out, recognise=first_line_has(b'"rater"', b'"label"'), what="labels file",
                      inputs=[("--pool", args.pool), *(("--others", o) for o in args.others)])
     parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": args.rater,
                  "at": "2026-01-01T00:00:00Z"}, "--rater", None)

@@ -27,15 +27,6 @@ def add_arguments(p) -> None:
     p.add_argument("--out", required=True, help="pool file to write (JSONL)")
 
 
-def _is_pool(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            first = handle.readline(1 << 16)
-    except OSError:
-        return False
-    return first.startswith(b'{"') and b'"kind":"pool"' in first
-
-
 def judged_file(path: str) -> tuple[dict[str, dict[str, int]], str]:
     """``(judgements, sha256)`` of a qrels file or a qrels version (its digest checked)."""
     if Path(path).suffix.lower() == ".json":
@@ -47,7 +38,7 @@ def judged_file(path: str) -> tuple[dict[str, dict[str, int]], str]:
 
 
 def run(args) -> int:
-    from harness.core.outputs import write_file
+    from harness.core.outputs import first_line_has, write_file
     from harness.judgments.pool import build_pool
 
     names = args.name or [Path(r).stem for r in args.runs]
@@ -63,7 +54,7 @@ def run(args) -> int:
     pool = build_pool(runs, args.depth, judged=judged, judged_source=source,
                       sample_queries=args.sample_queries, seed=args.seed,
                       preserve_order=args.preserve_order)
-    write_file(args.out, pool.text(), recognise=_is_pool, what="pool file",
+    write_file(args.out, pool.text(), recognise=first_line_has(b'"kind":"pool"'), what="pool file",
                inputs=[*(("RUN", r) for r in args.runs), ("--judged", args.judged)])
     print(f"{len(pool.pairs)} pairs to judge over {len(pool.queries)} queries, from "
           f"{len(runs)} run(s) at depth {args.depth}")

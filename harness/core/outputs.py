@@ -87,6 +87,19 @@ def is_document(*kinds: str) -> Callable[[Path], bool]:
     return recognise
 
 
+def first_line_has(*needles: bytes) -> Callable[[Path], bool]:
+    """A recogniser for a JSONL file: its first line is a JSON object holding every one of
+    ``needles`` (e.g. ``b'"kind":"pool"'``)."""
+    def recognise(path: Path) -> bool:
+        try:
+            with path.open("rb") as handle:
+                first = handle.readline(1 << 16)
+        except OSError:
+            return False
+        return first.startswith(b"{") and all(n in first for n in needles)
+    return recognise
+
+
 def _entry(path: Path) -> str:
     return path.name + ("/" if path.is_dir() and not path.is_symlink() else "")
 
