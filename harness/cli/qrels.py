@@ -78,18 +78,18 @@ def _version(args) -> int:
 
     tier, _ = declared_tier(args.licence, args.tier, args.corpus_name)
     labels = read_labels(args.labels)
+    pool = read_pool(args.pool) if args.pool else None
+    if pool is not None:  # the new labels must be of this pool's pairs (a parent's may not)
+        pooled = {(p.query_id, p.doc_id) for p in pool.pairs}
+        strays = sorted({(i.query_id, i.doc_id) for i in labels} - pooled)
+        if strays:
+            raise ValueError(f"{len(strays)} labelled pair(s) are not in the pool {args.pool}, "
+                             f"e.g. {strays[0]}: label pairs from this pool, or leave --pool out")
     parent = None
     if args.parent:
         held = read_version(args.parent)
         parent = held.name
         labels = held.labels() + labels
-    pool = read_pool(args.pool) if args.pool else None
-    if pool is not None:
-        pooled = {(p.query_id, p.doc_id) for p in pool.pairs}
-        strays = sorted({(i.query_id, i.doc_id) for i in labels} - pooled)
-        if strays and args.parent is None:
-            raise ValueError(f"{len(strays)} labelled pair(s) are not in the pool {args.pool}, "
-                             f"e.g. {strays[0]}: label pairs from this pool, or leave --pool out")
     version = build_version(labels, pool=pool,
                             pool_sha256=sha256_file(args.pool) if args.pool else None,
                             corpus=args.corpus_name, tier=tier, parent=parent)
@@ -205,7 +205,7 @@ def _estimate(args) -> int:
         scores = cosine_scores(encoder, query_texts, doc_texts, pairs, provenance=provenance)
     sample = pool.sample["queries"]
     hand = version.judgements
-    grades = calibrated_grades(scores.scores, hand, sample, seed=int(pool.sample.get("seed") or 0))
+    grades = calibrated_grades(scores.scores, hand, sample, seed=pool.sample["seed"])
     hand_sample = {q: hand.get(q, {}) for q in sample}
     result = estimate_ndcg(tops, pool.queries, sample, hand_sample, grades, alpha=args.alpha)
     tier = most_restrictive_tier([version.content["tier"], corpus.source.tier,

@@ -57,12 +57,23 @@ def check_time(text: object, path: str | Path, line: int | None, field: str = "a
     return text
 
 
-def parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
-    """One label object, checked; errors name ``path``, ``line`` and the field."""
+def parse_label(obj: Any, path: str | Path, line: int | None, where: str = "") -> Label:
+    """One label object, checked; errors name ``path``, ``line`` and the field (prefixed by
+    ``where``, e.g. ``labels[3].`` for a row of a qrels version)."""
+    try:
+        return _parse_label(obj, path, line)
+    except FormatError as exc:
+        if not where:
+            raise
+        field = where + exc.field if exc.field else where.rstrip(".")
+        raise FormatError(path, line, field, exc.message) from None
+
+
+def _parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
     if not isinstance(obj, dict):
         raise FormatError(path, line, None, f"expected a label object, got {obj!r:.60}")
-    query_id = require_field(obj, "query_id", path, line)
-    doc_id = require_field(obj, "doc_id", path, line)
+    query_id = _plain_id(obj, "query_id", path, line)
+    doc_id = _plain_id(obj, "doc_id", path, line)
     rater = require_field(obj, "rater", path, line)
     if len(rater) > MAX_RATER or not rater.isprintable() or rater != rater.strip():
         raise FormatError(path, line, "rater", f"not a usable name: {rater[:60]!r}")
@@ -74,6 +85,15 @@ def parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
     if scale != SCALE:
         raise FormatError(path, line, "scale", f"expected {SCALE!r}, got {scale!r}")
     return Label(query_id, doc_id, rater, check_time(obj.get("at"), path, line), value)
+
+
+def _plain_id(obj: dict[str, Any], name: str, path: str | Path, line: int | None) -> str:
+    """A query or document id: no whitespace, which TREC qrels could not hold."""
+    value = require_field(obj, name, path, line)
+    if any(c.isspace() for c in value) or not value.isprintable():
+        raise FormatError(path, line, name, f"{value[:60]!r} holds whitespace or an "
+                          "unprintable character: TREC qrels cannot hold it")
+    return value
 
 
 def read_labels(paths: Iterable[str | Path]) -> list[Label]:

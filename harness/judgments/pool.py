@@ -126,6 +126,60 @@ def build_pool(runs: Sequence[tuple[str, str, Mapping[str, Sequence]]], depth: i
                 tuple(pairs))
 
 
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _check_header(head: dict[str, Any], path: str | Path, line: int) -> None:
+    """Every header field as :meth:`Pool.header` writes it, or a located error."""
+    if head.get("kind") != KIND:
+        raise FormatError(path, line, "kind", f"expected {KIND!r} (a file `harness pool` "
+                          f"writes), got {head.get('kind')!r}")
+    if type(head.get("schema")) is not int or head.get("schema") != SCHEMA:
+        raise FormatError(path, line, "schema", f"expected {SCHEMA}, got {head.get('schema')!r}")
+    depth = head.get("depth")
+    if type(depth) is not int or depth < 1:
+        raise FormatError(path, line, "depth", f"expected a positive integer, got {depth!r}")
+    runs = head.get("runs")
+    if not (isinstance(runs, list) and runs and all(
+            isinstance(r, dict) and isinstance(r.get("name"), str) and r["name"]
+            and isinstance(r.get("sha256"), str) for r in runs)):
+        raise FormatError(path, line, "runs", "expected a non-empty list of {name, sha256} "
+                          "objects")
+    judged = head.get("judged")
+    if judged is not None and not (isinstance(judged, dict) and all(
+            isinstance(judged.get(k), str) for k in ("path", "sha256"))):
+        raise FormatError(path, line, "judged", "expected null or {path, sha256}")
+    for name in ("judged_skipped", "pairs", "queries"):
+        if not _count(head.get(name)):
+            raise FormatError(path, line, name, f"expected a count, got {head.get(name)!r}")
+    sample = head.get("sample")
+    if sample is not None and not (
+            isinstance(sample, dict) and type(sample.get("seed")) is int
+            and isinstance(sample.get("queries"), list) and sample["queries"]
+            and all(isinstance(q, str) and q for q in sample["queries"])):
+        raise FormatError(path, line, "sample", "expected null or {queries: [ids], seed: int}")
+
+
+def _pair(obj: dict[str, Any], path: str | Path, line: int) -> PoolPair:
+    key = (require_field(obj, "query_id", path, line), require_field(obj, "doc_id", path, line))
+    rank = obj.get("best_rank")
+    if type(rank) is not int or rank < 1:
+        raise FormatError(path, line, "best_rank", f"expected a positive integer, got {rank!r}")
+    run_names = obj.get("runs")
+    if not (isinstance(run_names, list) and run_names
+            and all(isinstance(n, str) and n for n in run_names)):
+        raise FormatError(path, line, "runs", "expected a non-empty list of run names")
+    priority = obj.get("priority")
+    if isinstance(priority, bool) or not isinstance(priority, (int, float)) \
+            or not 0 < priority < math.inf:
+        raise FormatError(path, line, "priority", f"expected a positive number, got {priority!r}")
+    sampled = obj.get("sampled")
+    if type(sampled) is not bool:
+        raise FormatError(path, line, "sampled", f"expected true or false, got {sampled!r}")
+    return PoolPair(key[0], key[1], tuple(run_names), rank, float(priority), sampled)
+
+
 def read_pool(path: str | Path) -> Pool:
     """A pool file written by :meth:`Pool.text`, checked line by line."""
     lines = read_jsonl(path)
@@ -133,40 +187,30 @@ def read_pool(path: str | Path) -> Pool:
         line, head = next(lines)
     except StopIteration:
         raise FormatError(path, None, None, "empty file: expected a pool header line") from None
-    if head.get("kind") != KIND:
-        raise FormatError(path, line, "kind", f"expected {KIND!r} (a file `harness pool` "
-                          f"writes), got {head.get('kind')!r}")
-    if head.get("schema") != SCHEMA:
-        raise FormatError(path, line, "schema", f"expected {SCHEMA}, got {head.get('schema')!r}")
-    depth = head.get("depth")
-    if type(depth) is not int or depth < 1:
-        raise FormatError(path, line, "depth", f"expected a positive integer, got {depth!r}")
-    runs = head.get("runs")
-    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
-        raise FormatError(path, line, "runs", "expected a list of {name, sha256} objects")
-    sample = head.get("sample")
-    if sample is not None and not (isinstance(sample, dict)
-                                   and isinstance(sample.get("queries"), list)):
-        raise FormatError(path, line, "sample", "expected null or {queries, seed}")
+    _check_header(head, path, line)
+    names = {r["name"] for r in head["runs"]}
     pairs, seen = [], set()
     for line, obj in lines:
-        key = (require_field(obj, "query_id", path, line), require_field(obj, "doc_id", path, line))
+        pair = _pair(obj, path, line)
+        key = (pair.query_id, pair.doc_id)
         if key in seen:
             raise FormatError(path, line, "doc_id", f"pair {key} appears twice")
+        strays = sorted(set(pair.runs) - names)
+        if strays:
+            raise FormatError(path, line, "runs", f"run {strays[0]!r} is not in the header")
+        if pair.best_rank > head["depth"]:
+            raise FormatError(path, line, "best_rank", f"{pair.best_rank} is below the pool's "
+                              f"depth {head['depth']}")
         seen.add(key)
-        rank = obj.get("best_rank")
-        if type(rank) is not int or rank < 1:
-            raise FormatError(path, line, "best_rank", f"expected a positive integer, got {rank!r}")
-        run_names = obj.get("runs")
-        if not isinstance(run_names, list) or not run_names:
-            raise FormatError(path, line, "runs", "expected a non-empty list of run names")
-        priority = obj.get("priority")
-        if isinstance(priority, bool) or not isinstance(priority, (int, float)):
-            raise FormatError(path, line, "priority", f"expected a number, got {priority!r}")
-        pairs.append(PoolPair(key[0], key[1], tuple(map(str, run_names)), rank, float(priority),
-                              obj.get("sampled") is True))
-    if len(pairs) != head.get("pairs"):
-        raise FormatError(path, None, "pairs", f"the header promises {head.get('pairs')!r} "
+        pairs.append(pair)
+    if len(pairs) != head["pairs"]:
+        raise FormatError(path, None, "pairs", f"the header promises {head['pairs']!r} "
                           f"pairs but the file holds {len(pairs)}: it is truncated or edited")
-    return Pool(depth, tuple((str(r.get("name")), str(r.get("sha256"))) for r in runs),
-                head.get("judged"), int(head.get("judged_skipped") or 0), sample, tuple(pairs))
+    sample = head["sample"]
+    if sample is not None:
+        flagged = {p.query_id for p in pairs if p.sampled}
+        if flagged != set(sample["queries"]):
+            raise FormatError(path, None, "sample", "the pairs marked sampled are not the "
+                              "header's sample queries: the file was edited")
+    return Pool(head["depth"], tuple((r["name"], r["sha256"]) for r in head["runs"]),
+                head["judged"], head["judged_skipped"], sample, tuple(pairs))

@@ -73,6 +73,15 @@ class QrelsVersion:
                        for r in self.content["judgements"])
 
 
+def judgement_rows(kept: Sequence[Label]) -> list[dict[str, Any]]:
+    """Each labelled pair's relevance (the consensus of its raters' latest labels), sorted."""
+    by_pair: dict[tuple[str, str], list[int]] = {}
+    for item in kept:
+        by_pair.setdefault((item.query_id, item.doc_id), []).append(item.label)
+    return [{"query_id": q, "doc_id": d, "relevance": consensus(g)}
+            for (q, d), g in sorted(by_pair.items())]
+
+
 def _digest(content: Mapping[str, Any]) -> str:
     return sha256_text(canonical_json(content))
 
@@ -89,9 +98,6 @@ def build_version(labels: Sequence[Label], *, pool: Pool | None = None,
         raise ValueError("no labels to version: label some pairs first")
     if tier not in ("A", "B", "C"):
         raise ValueError(f"tier must be A, B or C, got {tier!r}")
-    by_pair: dict[tuple[str, str], list[int]] = {}
-    for item in kept:
-        by_pair.setdefault((item.query_id, item.doc_id), []).append(item.label)
     content = {
         "kind": KIND, "schema": SCHEMA, "corpus": corpus, "tier": tier, "parent": parent,
         "scale": {"name": SCALE, "grades": {str(k): v for k, v in GRADES.items()},
@@ -104,8 +110,7 @@ def build_version(labels: Sequence[Label], *, pool: Pool | None = None,
         "labelled_at": {"first": min(i.at for i in kept), "last": max(i.at for i in kept)},
         "agreement": agreement(kept).to_dict(),
         "labels": [item.to_dict() for item in kept],
-        "judgements": [{"query_id": q, "doc_id": d, "relevance": consensus(g)}
-                       for (q, d), g in sorted(by_pair.items())],
+        "judgements": judgement_rows(kept),
     }
     return QrelsVersion(content, _digest(content))
 
@@ -124,19 +129,16 @@ def read_version(path: str | Path) -> QrelsVersion:
                           "was edited after it was written (make a new version instead)")
     if doc.get("tier") not in ("A", "B", "C"):
         raise FormatError(path, None, "tier", f"expected A, B or C, got {doc.get('tier')!r}")
-    rows = doc.get("judgements")
-    if not isinstance(rows, list):
-        raise FormatError(path, None, "judgements", "expected a list")
-    for i, row in enumerate(rows):
-        if not (isinstance(row, dict) and isinstance(row.get("query_id"), str)
-                and isinstance(row.get("doc_id"), str) and type(row.get("relevance")) is int):
-            raise FormatError(path, None, f"judgements[{i}]",
-                              "expected {query_id, doc_id, relevance}")
-    labels = doc.get("labels")
-    if not isinstance(labels, list):
-        raise FormatError(path, None, "labels", "expected a list")
-    for row in labels:
-        parse_label(row, path, None)
+    rows = doc.get("labels")
+    if not isinstance(rows, list) or not rows:
+        raise FormatError(path, None, "labels", "expected a non-empty list of labels")
+    labels = [parse_label(row, path, None, f"labels[{i}].") for i, row in enumerate(rows)]
+    if latest(labels) != labels:
+        raise FormatError(path, None, "labels", "expected each rater's latest label per pair "
+                          "once, sorted (as `harness qrels version` writes them)")
+    if doc.get("judgements") != judgement_rows(labels):
+        raise FormatError(path, None, "judgements", "do not follow from the labels (each "
+                          "pair's lower median): the version was not written by this product")
     return QrelsVersion(doc, digest)
 
 

@@ -44,6 +44,7 @@ class FormatError(ValueError):
         self.path = str(path)
         self.line = line
         self.field = field
+        self.message = message
         where = self.path if line is None else f"{self.path}:{line}"
         what = f"field '{field}': " if field else ""
         super().__init__(f"{where}: {what}{message}")

@@ -111,3 +111,19 @@ def test_bad_input_is_one_located_line(tmp_path):
     tier = _harness("qrels", "version", "--labels", "l.jsonl", "--tier", "A", "--out", "v",
                     cwd=tmp_path)
     assert tier.returncode == 2 and "--tier A refused" in tier.stderr
+
+
+def test_labels_outside_the_pool_are_refused_with_or_without_a_parent(tmp_path):
+    (tmp_path / "a.trec").write_text(RUN_A)
+    assert _harness("pool", "a.trec", "--depth", "1", "--out", "pool.jsonl",
+                    cwd=tmp_path).returncode == 0
+    _labels(tmp_path / "in.jsonl", [("q0", "d0")], "ana")
+    _labels(tmp_path / "out.jsonl", [("q0", "d5")], "ana")  # d5 is not in a's top 1
+    first = _harness("qrels", "version", "--pool", "pool.jsonl", "--labels", "in.jsonl",
+                     "--out", "v", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (parent,) = (tmp_path / "v").glob("qrels-*.json")
+    for extra in ([], ["--parent", str(parent)]):
+        refused = _harness("qrels", "version", "--pool", "pool.jsonl", "--labels", "out.jsonl",
+                           *extra, "--out", "v", cwd=tmp_path)
+        assert refused.returncode == 2 and "are not in the pool" in refused.stderr

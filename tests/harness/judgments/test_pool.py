@@ -79,3 +79,36 @@ def test_file_round_trip_and_strict_reading(tmp_path):
     (tmp_path / "other.jsonl").write_text('{"kind": "labels"}\n')
     with pytest.raises(FormatError, match=r"other.jsonl:1: field 'kind'"):
         read_pool(tmp_path / "other.jsonl")
+
+
+@pytest.mark.parametrize("line, change, field", [
+    (0, {"judged_skipped": [1]}, "judged_skipped"), (0, {"judged_skipped": -1}, "judged_skipped"),
+    (0, {"judged_skipped": True}, "judged_skipped"), (0, {"schema": True}, "schema"),
+    (0, {"runs": []}, "runs"), (0, {"runs": [{"name": 1, "sha256": "x"}]}, "runs"),
+    (0, {"judged": 5}, "judged"), (0, {"sample": {"queries": [1], "seed": 0}}, "sample"),
+    (0, {"sample": {"queries": ["q1"], "seed": "x"}}, "sample"), (0, {"depth": 0}, "depth"),
+    (1, {"sampled": "yes"}, "sampled"), (1, {"runs": [None]}, "runs"),
+    (1, {"runs": ["zzz"]}, "runs"), (1, {"priority": float("inf")}, "priority"),
+    (1, {"best_rank": 3}, "best_rank"), (1, {"query_id": None}, "query_id"),
+])
+def test_every_field_is_checked(tmp_path, line, change, field):
+    import json
+
+    rows = [json.loads(x) for x in build_pool(RUNS, 2).text().splitlines()]
+    rows[line].update(change)
+    path = tmp_path / "pool.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(FormatError, match=rf"pool.jsonl:{line + 1}: field '{field}'"):
+        read_pool(path)
+
+
+def test_sample_flags_must_match_the_header(tmp_path):
+    import json
+
+    rows = [json.loads(x) for x in build_pool(RUNS, 2, sample_queries=1).text().splitlines()]
+    for row in rows[1:]:  # unmark every pair of the sampled query
+        row["sampled"] = False
+    path = tmp_path / "pool.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(FormatError, match="field 'sample': the pairs marked sampled"):
+        read_pool(path)

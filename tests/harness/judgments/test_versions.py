@@ -65,3 +65,41 @@ def test_an_edited_version_is_refused(tmp_path):
 def test_no_labels_is_refused():
     with pytest.raises(ValueError, match="no labels"):
         build_version([], tier="B")
+
+
+def _resealed(tmp_path, change):
+    """A version file edited by ``change`` and given a fresh digest (a crafted file)."""
+    import hashlib
+
+    from harness.core.canonical import canonical_json
+
+    doc = build_version(LABELS, tier="B").document()
+    doc.pop("digest")
+    change(doc)
+    doc["digest"] = hashlib.sha256(canonical_json(doc).encode()).hexdigest()
+    path = tmp_path / "crafted.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["labels"][1].update(query_id=None), r"field 'labels\[1\]\.query_id'"),
+    (lambda d: d["labels"][0].update(label=4), r"field 'labels\[0\]\.label'"),
+    (lambda d: d["labels"].__setitem__(2, [1]), r"field 'labels\[2\]': expected a label object"),
+    (lambda d: d.update(labels=[]), "field 'labels': expected a non-empty list"),
+    (lambda d: d["judgements"][0].update(relevance=3), "field 'judgements': do not follow"),
+    (lambda d: d["labels"].reverse(), "field 'labels': expected each rater's latest label"),
+])
+def test_a_crafted_version_with_a_fresh_digest_is_still_refused(tmp_path, change, message):
+    with pytest.raises(FormatError, match=message):
+        read_version(_resealed(tmp_path, change))
+
+
+def test_ids_trec_qrels_cannot_hold_are_refused(tmp_path):
+    from harness.judgments.labels import read_labels
+
+    path = tmp_path / "l.jsonl"
+    path.write_text(json.dumps({"query_id": "q 1", "doc_id": "d", "label": 1, "rater": "a",
+                                "at": T}) + "\n")
+    with pytest.raises(FormatError, match="l.jsonl:1: field 'query_id': 'q 1' holds whitespace"):
+        read_labels([path])
