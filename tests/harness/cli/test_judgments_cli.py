@@ -127,3 +127,21 @@ def test_labels_outside_the_pool_are_refused_with_or_without_a_parent(tmp_path):
         refused = _harness("qrels", "version", "--pool", "pool.jsonl", "--labels", "out.jsonl",
                            *extra, "--out", "v", cwd=tmp_path)
         assert refused.returncode == 2 and "are not in the pool" in refused.stderr
+
+
+def test_a_tier_b_version_never_scores_a_tier_a_run(tmp_path):
+    (tmp_path / "a.trec").write_text(RUN_A)
+    _labels(tmp_path / "l.jsonl", [("q0", "d0"), ("q0", "d1")], "ana")
+    made = _harness("qrels", "version", "--labels", "l.jsonl", "--corpus-name", "mine",
+                    "--licence", "MIT", "--tier", "B", "--out", "v", cwd=tmp_path)
+    assert made.returncode == 0 and "tier B" in made.stdout
+    (version,) = (tmp_path / "v").glob("qrels-*.json")
+    scored = _harness("score", "--qrels", str(version), "--run", "a.trec", "--licence", "MIT",
+                      "--out", "s", "--no-warehouse", cwd=tmp_path)
+    assert scored.returncode == 0, scored.stderr
+    (corpus,) = json.loads((tmp_path / "s" / "metrics.json").read_text())["corpora"]
+    assert corpus["tier"] == "B"  # MIT alone would give A: the version's tier caps it
+    refused = _harness("score", "--qrels", str(version), "--run", "a.trec", "--licence", "MIT",
+                       "--tier", "A", "--out", "s2", "--no-warehouse", cwd=tmp_path)
+    assert refused.returncode == 2 and "is tier B" in refused.stderr
+    assert not (tmp_path / "s2").exists()
