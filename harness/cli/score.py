@@ -20,7 +20,9 @@ HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)
 
 def add_arguments(p) -> None:
     p.add_argument("--qrels", default=None,
-                   help="TREC qrels, BEIR qrels .tsv or .jsonl; without it the run is unjudged: "
+                   help="TREC qrels, BEIR qrels .tsv, .jsonl, or a qrels version (qrels-*.json, "
+                        "harness qrels version: its name is recorded); without it the run is "
+                        "unjudged: "
                         "its Judged@10 and the pairs to judge are printed, nothing is written")
     p.add_argument("--run", required=True, help="TREC run or .jsonl run")
     p.add_argument("--out", default=None, help="results directory to write (with --qrels)")
