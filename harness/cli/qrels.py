@@ -152,7 +152,7 @@ def _agreement(args) -> int:
 def _estimate(args) -> int:
     from harness.core.canonical import canonical_json, sha256_file
     from harness.core.formats import read_run_columns
-    from harness.core.outputs import is_document, write_file
+    from harness.core.outputs import check_file, is_document, write_file
     from harness.core.tiers import most_restrictive_tier
     from harness.evaluation.inputs import read_query_texts
     from harness.evaluation.judged import top_ids
@@ -166,6 +166,10 @@ def _estimate(args) -> int:
 
     if not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    recognise = is_document("judged-estimate")
+    inputs = [("--run", args.run), ("--pool", args.pool), ("--version", args.version)]
+    if args.out:  # refused before any judging, not after it
+        check_file(args.out, recognise=recognise, what="judged estimate", inputs=inputs)
     pool = read_pool(args.pool)
     if not pool.sample:
         raise ValueError(f"{args.pool} has no hand-labelling sample: pool again with "
@@ -220,9 +224,8 @@ def _estimate(args) -> int:
                "corpus": {"name": corpus.name, "tier": corpus.source.tier,
                           "sha256": corpus.source.sha256},
                "judge": provenance, **result.to_dict()}
-        write_file(args.out, canonical_json(doc), recognise=is_document("judged-estimate"),
-                   what="judged estimate",
-                   inputs=[("--run", args.run), ("--pool", args.pool), ("--version", args.version)])
+        write_file(args.out, canonical_json(doc), recognise=recognise, what="judged estimate",
+                   inputs=inputs)
         print(f"wrote {args.out}")
     return 0
 

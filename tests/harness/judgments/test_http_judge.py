@@ -127,3 +127,14 @@ def test_a_bad_judge_stops_with_one_line(tmp_path, judge_url, path, message):
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert SECRET not in done.stderr and not (tmp_path / "est.json").exists()
+
+
+def test_an_out_file_the_product_did_not_write_is_refused_before_judging(tmp_path, judge_url):
+    args = _setup(tmp_path)
+    (tmp_path / "mine.json").write_text('{"my": "notes"}\n')
+    asked = len(_Judge.seen_keys)
+    done = _harness(*args, "--judge-url", judge_url + "/score", "--out", "mine.json",
+                    "--no-progress", cwd=tmp_path, env={"JUDGE_KEY": SECRET})
+    assert done.returncode == 2 and "is not a judged estimate" in done.stderr
+    assert (tmp_path / "mine.json").read_text() == '{"my": "notes"}\n'
+    assert len(_Judge.seen_keys) == asked  # no pair was sent to the judge
