@@ -92,11 +92,11 @@ def _fit(scores: Sequence[float], labels: Sequence[float]) -> Callable[[np.ndarr
     """The isotonic map of ``labels`` on ``scores``, interpolated between fitted points."""
     from scipy.optimize import isotonic_regression
 
-    order = np.argsort(np.asarray(scores, dtype=float), kind="stable")
-    x = np.asarray(scores, dtype=float)[order]
-    y = isotonic_regression(np.asarray(labels, dtype=float)[order]).x
-    keep = np.r_[np.diff(x) > 0, True]  # one fitted value per distinct score (its last)
-    xs, ys = x[keep], y[keep]
+    # tied scores are one point: their mean label, weighted by how many share the score
+    xs, where, counts = np.unique(np.asarray(scores, dtype=float), return_inverse=True,
+                                  return_counts=True)
+    means = np.bincount(where, weights=np.asarray(labels, dtype=float)) / counts
+    ys = isotonic_regression(means, weights=counts.astype(float)).x
     return lambda s: np.interp(np.asarray(s, dtype=float), xs, ys)
 
 

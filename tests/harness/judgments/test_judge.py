@@ -85,3 +85,17 @@ def test_isotonic_fit_matches_brute_force():
         assert sum((a - b) ** 2 for a, b in zip(fitted, y)) <= \
             sum((a - b) ** 2 for a, b in zip(_pava_brute(y), y)) + 1e-9
         assert fitted.mean() == pytest.approx(np.mean(y))  # PAVA keeps the mean
+
+
+def test_tied_scores_are_pooled_into_their_mean():
+    from harness.judgments.judge import _fit
+
+    # four labels at one score and one below it: the tied block maps to its mean, 0.5,
+    # whatever order the labels come in
+    for labels in ([1, 0, 1, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 0]):
+        fitted = _fit([1.0, 1.0, 1.0, 1.0, 0.0], labels)
+        assert fitted([1.0])[0] == pytest.approx(0.5)
+        assert fitted([0.0])[0] == pytest.approx(0.0)
+    # a higher score with a lower mean is pooled with it (monotone): (0 + 1 + 1) / 3 each
+    fitted = _fit([0.0, 1.0, 1.0], [1, 0, 1])
+    assert fitted([0.0])[0] == pytest.approx(2 / 3) and fitted([1.0])[0] == pytest.approx(2 / 3)
