@@ -34,26 +34,21 @@ def run(args) -> int:
     from harness.core.atomic import write_files
     from harness.core.outputs import check_file, first_line_has
     from harness.core.tiers import rank
-    from harness.evaluation.inputs import read_query_texts
-    from harness.judgments.judge import corpus_texts
+    from harness.judgments.judge import load_texts
     from harness.judgments.labels import GRADES, Label, labels_text, parse_label, read_labels
     from harness.judgments.marking import segments
     from harness.judgments.pool import read_pool
     from harness.judgments.queue import OVERLAP, queue
-    from ingestion import load_corpus
 
     out = check_file(args.out, recognise=first_line_has(b'"rater"', b'"label"'), what="labels file",
                      inputs=[("--pool", args.pool), *(("--others", o) for o in args.others)])
     parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": args.rater,
                  "at": "2026-01-01T00:00:00Z"}, "--rater", None)
     pool = read_pool(args.pool)
-    corpus = load_corpus(args.corpus)
+    corpus, query_texts, doc_texts = load_texts(args.corpus, args.queries)
     if rank(corpus.source.tier) > rank(args.max_tier):
         raise ValueError(f"corpus {corpus.name!r} is tier {corpus.source.tier}: its documents "
                          f"are not shown to an annotator limited to tier {args.max_tier}")
-    query_texts, doc_texts = corpus_texts(corpus)
-    if args.queries:
-        query_texts.update(read_query_texts(args.queries))
     mine = read_labels([out]) if out.exists() and out.stat().st_size else []
     others = read_labels(args.others)
     overlap = OVERLAP if args.overlap is None else args.overlap

@@ -154,15 +154,13 @@ def _estimate(args) -> int:
     from harness.core.formats import read_run_columns
     from harness.core.outputs import check_file, is_document, write_file
     from harness.core.tiers import most_restrictive_tier
-    from harness.evaluation.inputs import read_query_texts
     from harness.evaluation.judged import top_ids
     from harness.evaluation.ordering import normalise_ranking
     from harness.judgments.estimate import DEPTH, estimate_ndcg
-    from harness.judgments.judge import (calibrated_grades, corpus_texts, cosine_scores,
+    from harness.judgments.judge import (calibrated_grades, cosine_scores, load_texts,
                                          packaged_judge)
     from harness.judgments.pool import read_pool
     from harness.judgments.versions import read_version
-    from ingestion import load_corpus
 
     if not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
@@ -182,10 +180,7 @@ def _estimate(args) -> int:
         raise ValueError(f"--run {args.run} is not one of the pool's runs (by sha256): pool it "
                          "first, so every document it ranks is judged")
     version = read_version(args.version)
-    corpus = load_corpus(args.corpus)
-    query_texts, doc_texts = corpus_texts(corpus)
-    if args.queries:
-        query_texts.update(read_query_texts(args.queries))
+    corpus, query_texts, doc_texts = load_texts(args.corpus, args.queries)
     run_docs = read_run_columns(args.run)
     tops = {q: top_ids(normalise_ranking(d, query_id=q))[:DEPTH] for q, d in run_docs.items()}
     pairs = [(p.query_id, p.doc_id) for p in pool.pairs]
@@ -235,6 +230,8 @@ def _progress():
     import sys
     import time
 
+    from harness.retrieval.embeddings.progress import duration
+
     started = time.monotonic()
     last = [0.0]
 
@@ -245,6 +242,6 @@ def _progress():
         last[0] = now
         rate = done / max(now - started, 1e-9)
         left = (total - done) / rate if rate > 0 else float("inf")
-        print(f"judged {done}/{total} pairs, {rate:.1f}/s, about {left:.0f} s left",
+        print(f"judged {done}/{total} pairs, {rate:.1f}/s, about {duration(left)} left",
               file=sys.stderr, flush=True)
     return show

@@ -28,7 +28,10 @@ DEPTH = 10
 
 
 def ndcg(ranked: Sequence[str], grades: Mapping[str, float], k: int = DEPTH) -> float:
-    """nDCG@k of ``ranked`` under ``grades`` (missing: 0; negative grades count as 0)."""
+    """nDCG@k of ``ranked`` under ``grades`` (missing: 0; negative grades count as 0).
+
+    Computed here, not by the scoring engine, because the judge's grades are fractional and
+    trec_eval's qrels hold integers only; the tests check it against ir_measures."""
     dcg = sum(max(grades.get(d, 0.0), 0.0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((max(g, 0.0) for g in grades.values()), reverse=True)[:k]
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))

@@ -147,6 +147,19 @@ def corpus_texts(corpus) -> tuple[dict[str, str], dict[str, str]]:
     return {q.query_id: q.text for q in corpus.queries}, docs
 
 
+def load_texts(spec: str, queries: str | None = None):
+    """``(corpus, query texts, document texts)`` of the corpus ``KIND:PATH``, the query
+    texts of ``queries`` (JSONL or TSV, as ``harness score --queries``) added over its own."""
+    from harness.evaluation.inputs import read_query_texts
+    from ingestion import load_corpus
+
+    corpus = load_corpus(spec)
+    query_texts, doc_texts = corpus_texts(corpus)
+    if queries:
+        query_texts.update(read_query_texts(queries))
+    return corpus, query_texts, doc_texts
+
+
 def packaged_judge(cache_dir=None, progress: bool = True):
     """``(encoder, provenance)``: the packaged MiniLM behind the embedding cache."""
     from harness.core.tiers import tier_for_licence
