@@ -19,5 +19,6 @@ PAGES: list[tuple[str, str, str]] = [
     ("answers.py", "Answers", ":material/rule:"),
     ("migration.py", "Migration", ":material/swap_horiz:"),
     ("corpora.py", "Corpora", ":material/library_books:"),
+    ("judge.py", "Judge", ":material/gavel:"),
     ("glossary.py", "Glossary", ":material/menu_book:"),
 ]

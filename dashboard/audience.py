@@ -32,7 +32,7 @@ AUDIT_FILE = "audit.jsonl"
 ENV = {"snapshots": "HARNESS_TEAM_SNAPSHOTS", "group_claim": "HARNESS_TEAM_GROUP_CLAIM",
        "internal_groups": "HARNESS_TEAM_INTERNAL_GROUPS",
        "anonymous": "HARNESS_TEAM_ANONYMOUS", "audit_log": "HARNESS_TEAM_AUDIT_LOG",
-       "recheck_seconds": "HARNESS_TEAM_RECHECK_SECONDS"}
+       "recheck_seconds": "HARNESS_TEAM_RECHECK_SECONDS", "store": "HARNESS_TEAM_STORE"}
 #: how often (seconds) a login's groups are re-read from the identity provider, by default,
 #: and the bounds a configuration may set
 RECHECK_SECONDS, RECHECK_BOUNDS = 300, (10, 3600)
@@ -52,6 +52,9 @@ class Team:
     anonymous: str = NONE
     audit_log: Path | None = None
     recheck_seconds: int = RECHECK_SECONDS
+    #: the shared store the Judge page submits labels to (the one the ingester watches);
+    #: None: labelling is off in team mode
+    store: str | None = None
 
     @property
     def audit_path(self) -> Path:
@@ -105,7 +108,7 @@ def team_config(secrets: Mapping[str, Any] | None, env: Mapping[str, str] | None
     return Team(snapshots=Path(str(raw["snapshots"])), group_claim=claim,
                 internal_groups=_groups(raw.get("internal_groups", []), where),
                 anonymous=anonymous, audit_log=Path(str(audit)) if audit else None,
-                recheck_seconds=recheck)
+                recheck_seconds=recheck, store=str(raw["store"]) if raw.get("store") else None)
 
 
 def claimed_groups(user: Mapping[str, Any], claim: str) -> frozenset[str]:

@@ -45,7 +45,7 @@ LOADERS = frozenset({
     "corpus_composition",
     "answer_runs", "answer_table", "answer_details", "migration_decisions",
     "per_query_count", "runs_by_corpus", "latest_comparisons", "withheld_summary", "per_query_runs",
-    "rankings", "query_texts",
+    "rankings", "query_texts", "judging_tasks", "task_pairs", "task_text", "task_judgments",
 })
 
 #: colours: a categorical scheme legible on white, and fixed colours per percentile
@@ -131,6 +131,16 @@ def audience() -> str | None:
     every call, never kept where a widget or URL could change it."""
     config = team()
     return None if config is None else aud.audience_of(config, _user(), _recheck(config))
+
+
+def identity() -> str | None:
+    """The logged-in person as the labels record them (the email claim, else the subject),
+    as the sidebar's "Signed in as" shows them; None without login."""
+    user = _user()
+    if user.get("is_logged_in") is not True:
+        return None
+    value = user.get("email") or user.get("sub")
+    return str(value) if value else None
 
 
 def audience_note() -> str | None:

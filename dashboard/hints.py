@@ -60,6 +60,15 @@ ANSWERS: Hint = (
 EXPORT_LATEX: Hint = (
     f"{PYTHON} -m warehouse export --view publishable --format latex --out table.tex",
 )
+#: Judge: a judging task from a run's top 10 (a pool with its texts), put on the page
+JUDGE_TASK: Hint = (
+    f"{PYTHON} -m harness export-run RESULTS_DIR --out run.trec",
+    f"{PYTHON} -m harness pool run.trec --depth 10 --out pool.jsonl",
+    f"{PYTHON} -m harness qrels task --pool pool.jsonl --corpus KIND:PATH --out judging-task",
+    f"{PYTHON} -m warehouse ingest judging-task",
+)
+#: Judge, single-user: the labels the page wrote into its inbox (the page fills in INBOX)
+JUDGE_INGEST: Hint = (f"{PYTHON} -m warehouse ingest INBOX/*",)
 
 #: every page: the warehouse's schema is out of date (the page fills in WAREHOUSE)
 MIGRATE: Hint = (f"{PYTHON} -m warehouse migrate --db WAREHOUSE",)
@@ -68,7 +77,8 @@ MIGRATE: Hint = (f"{PYTHON} -m warehouse migrate --db WAREHOUSE",)
 HINTS: dict[str, Hint] = {
     "COMPARISONS": COMPARISONS, "INTERVALS": INTERVALS, "AGREEMENT": AGREEMENT,
     "CALIBRATE": CALIBRATE, "MIGRATION": MIGRATION, "ANSWERS": ANSWERS,
-    "EXPORT_LATEX": EXPORT_LATEX, "MIGRATE": MIGRATE,
+    "EXPORT_LATEX": EXPORT_LATEX, "MIGRATE": MIGRATE, "JUDGE_TASK": JUDGE_TASK,
+    "JUDGE_INGEST": JUDGE_INGEST,
 }
 
 

@@ -21,8 +21,9 @@ def _db(p) -> None:
 
 def _ingest_args(p) -> None:
     p.add_argument("results_dirs", nargs="*", metavar="PATH",
-                   help="results directories written by the harness, or claim documents "
-                        "(JSON files with a 'kind': certificate, agreement, ...)")
+                   help="results directories written by the harness, claim documents "
+                        "(JSON files with a 'kind': certificate, agreement, ...), judging "
+                        "tasks (harness qrels task) or labels batches (the Judge page)")
     _db(p)
     team = p.add_argument_group("team mode (docs/team.md)")
     team.add_argument("--watch", metavar="URL", default=None,
@@ -97,7 +98,7 @@ def cmd_ingest_paths(args) -> int:
     from pathlib import Path
 
     from harness.core import interrupts
-    from warehouse import ingest_document
+    from warehouse import ingest_document, judging
     from warehouse import ingest_results as ingest_local
     from warehouse.errors import IngestRefused
     from warehouse.ingest import cap_unsigned, store
@@ -131,8 +132,17 @@ def cmd_ingest_paths(args) -> int:
                disable=True if len(args.results_dirs) < 2 else None)  # None: a terminal only
     for results_dir in bar:
         try:
-            ingest = ingest_one_document if Path(results_dir).is_file() else ingest_results
-            report = ingest(results_dir, db_path=args.db)
+            if judging.is_task(results_dir):
+                cap, why = (None, "") if keys is None else _trusted_cap(results_dir, keys)
+                if cap is not None:
+                    print(f"{results_dir}: stored with its tier capped at {cap}: {why}",
+                          file=sys.stderr)
+                report = judging.ingest_task(results_dir, args.db, tier_cap=cap)
+            elif judging.is_labels(results_dir):
+                report = judging.ingest_labels(results_dir, args.db)
+            else:
+                ingest = ingest_one_document if Path(results_dir).is_file() else ingest_results
+                report = ingest(results_dir, db_path=args.db)
         except BaseException as exc:
             if interrupts.received():  # whatever the interrupt became on its way out
                 bar.close()

@@ -7,7 +7,9 @@ ingest (:func:`warehouse.load.load_results`: tiers recomputed from licences and 
 registry, every row against the per-query values, the pins; then
 :func:`warehouse.ingest.store`), plus one rule of its own: tier A is trusted only from a
 signature by a key in ``--trusted-keys`` (:func:`harness.core.signing.verify_directory`);
-otherwise every row is stored capped at tier B and the reason is recorded.
+otherwise every row is stored capped at tier B and the reason is recorded.  A judging task
+follows the same rule; a labels batch takes the tier of the stored task it labels
+(:mod:`warehouse.judging`).
 
 Exactly once: the ``submissions`` row (migration 010) is written in the same DuckDB
 transaction as the rows, and checked again inside it, so a SIGKILL at any point leaves the
@@ -165,15 +167,30 @@ class Ingester:
                 self._quarantine(digest, kind, reason, stamp)
                 report.quarantined.append((digest, reason))
                 return
-            if kind == "results":
+            if kind in ("results", "judging-task"):
                 verdict = verify_directory(path, self.trusted)
+            elif kind == "labels":
+                verdict = Verdict(False, "a labels batch takes the tier of the task it labels")
             else:
                 verdict = Verdict(False, "a claim document submitted alone carries no "
                                          "signature")
             cap = None if verdict.trusted else UNTRUSTED_CAP
             trust = verdict.reason
             try:
-                if kind == "results":
+                if kind == "labels":  # the stored task's tier, already capped, is the batch's
+                    from warehouse import judging
+
+                    cap = None
+                    record = self._recorder(digest, kind, stored_id=None, cap=None, trust=trust,
+                                            signed_by=None, stamp=stamp)
+                    judging.ingest_labels(path, self.db_path, also=record)
+                elif kind == "judging-task":
+                    from warehouse import judging
+
+                    record = self._recorder(digest, kind, stored_id=None, cap=cap, trust=trust,
+                                            signed_by=verdict.key_id, stamp=stamp)
+                    judging.ingest_task(path, self.db_path, tier_cap=cap, also=record)
+                elif kind == "results":
                     # runinfo.json (latency) is outside every signature: never above B
                     prepared = cap_unsigned(load_results(path), UNTRUSTED_CAP)
                     prepared.run_row["source_dir"] = f"{self.store.url}/submissions/{digest}"

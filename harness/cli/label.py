@@ -35,7 +35,7 @@ def run(args) -> int:
     from harness.core.outputs import check_file, first_line_has
     from harness.core.tiers import rank
     from harness.judgments.judge import load_texts
-    from harness.judgments.labels import GRADES, Label, labels_text, parse_label, read_labels
+    from harness.claims.labels import GRADES, Label, labels_text, parse_label, read_labels
     from harness.judgments.marking import segments
     from harness.judgments.pool import read_pool
     from harness.judgments.queue import OVERLAP, queue
@@ -61,7 +61,7 @@ def run(args) -> int:
     skipped: set[tuple[str, str]] = set()
     back: tuple[str, str] | None = None  # the pair an undo returns to
     while True:
-        todo, progress = queue(pool, mine + session + others, args.rater, overlap, args.seed)
+        todo, progress = queue(pool.pairs, mine + session + others, args.rater, overlap, args.seed)
         print(progress.line())
         if not todo:
             print("nothing left in your queue")

@@ -32,8 +32,20 @@ def add_arguments(p) -> None:
     a.add_argument("--labels", nargs="+", default=None, metavar="LABELS", help="labels files")
     a.add_argument("--version", default=None, metavar="VERSION",
                    help="a qrels version (its recorded labels)")
-
-
+    t = sub.add_parser("task", help="a judging task for the dashboard's Judge page: a pool with "
+                                    "its queries' and documents' texts (DIR/task.json)")
+    t.add_argument("--pool", required=True, help="the pool file (harness pool)")
+    t.add_argument("--corpus", required=True, metavar="KIND:PATH",
+                   help="the corpus the documents' (and queries') texts come from")
+    t.add_argument("--queries", default=None,
+                   help="query texts (JSONL or TSV) when the corpus holds none")
+    t.add_argument("--name", default=None, help="the task's name on the page (default: the "
+                                                "corpus's name and the pool depth)")
+    t.add_argument("--overlap", type=float, default=None,
+                   help="share of pairs shown to two people for agreement (default 0.2)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the double-judged share")
+    t.add_argument("--out", required=True, metavar="DIR",
+                   help="directory to write task.json to (ingest or submit it)")
     s = sub.add_parser("estimate", help="nDCG@10 of a run from the hand-labelled sample and the "
                                         "MiniLM judge, by prediction-powered inference")
     s.add_argument("--run", required=True, help="the run (TREC or .jsonl), pooled in --pool")
@@ -66,13 +78,60 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     return {"version": _version, "export": _export, "agreement": _agreement,
-            "estimate": _estimate}[args.action](args)
+            "estimate": _estimate, "task": _task}[args.action](args)
+
+
+def _task(args) -> int:
+    from harness.claims.judging import TASK_FILE, TaskPair, parse_task, task_document
+    from harness.core.atomic import write_files
+    from harness.core.canonical import canonical_json, sha256_file
+    from harness.judgments.judge import load_texts
+    from harness.judgments.pool import read_pool
+    from harness.judgments.queue import OVERLAP, double_judged
+
+    overlap = OVERLAP if args.overlap is None else args.overlap
+    double_judged("q", "d", overlap)  # refuses an overlap outside [0, 1]
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a directory")
+    pool = read_pool(args.pool)
+    corpus, query_texts, doc_texts = load_texts(args.corpus, args.queries)
+    for pair in pool.pairs:
+        if pair.doc_id not in doc_texts or pair.query_id not in query_texts:
+            missing = "document" if pair.doc_id not in doc_texts else "query"
+            raise ValueError(f"{args.pool}: the {missing} of pair ({pair.query_id}, "
+                             f"{pair.doc_id}) has no text in {args.corpus}: is it the pool's "
+                             "corpus?" + (" (query texts: --queries)" if missing == "query"
+                                          else ""))
+    src = corpus.source
+    record = {"name": corpus.name, "licence": src.licence, "tier": src.tier,
+              "version": src.version, "sha256": src.sha256,
+              "registry_source": src.registry_source, "evidence": src.evidence}
+    header = pool.header()
+    doc = task_document(
+        args.name or f"{corpus.name} depth {pool.depth}", record,
+        {"sha256": sha256_file(args.pool), "depth": pool.depth, "runs": header["runs"],
+         "sample": header["sample"]},
+        [TaskPair(p.query_id, p.doc_id, p.sampled) for p in pool.pairs],
+        query_texts, doc_texts, overlap, args.seed)
+    target = out / TASK_FILE
+    task = parse_task(doc, target)
+    text = canonical_json(doc)
+    if target.exists() and target.read_text(encoding="utf-8") != text:
+        raise ValueError(f"{target}: exists and holds another task; choose a new --out")
+    out.mkdir(parents=True, exist_ok=True)
+    write_files([(target, text)])
+    print(f"judging task {task.name!r} ({task.task_id[:12]}): {len(task.pairs)} pairs over "
+          f"{len(task.queries)} queries, tier {task.tier}; wrote {target}")
+    print(f"put it on the Judge page: python -m warehouse ingest {out}   "
+          f"(team mode: harness submit {out} --to URL)")
+    return 0
 
 
 def _version(args) -> int:
     from harness.core.canonical import sha256_file
     from harness.core.tiers import declared_tier
-    from harness.judgments.labels import read_labels
+    from harness.claims.labels import read_labels
     from harness.judgments.pool import read_pool
     from harness.judgments.versions import build_version, read_version, write_version
 
@@ -135,7 +194,7 @@ def _is_trec_qrels(path: Path) -> bool:
 
 def _agreement(args) -> int:
     from harness.judgments.agreement import agreement
-    from harness.judgments.labels import read_labels
+    from harness.claims.labels import read_labels
     from harness.judgments.versions import read_version
 
     if (args.labels is None) == (args.version is None):

@@ -1,4 +1,5 @@
-"""Submissions: a results directory (or a claim document) delivered whole to a shared store.
+"""Submissions: a results directory (or a claim document, a judging task, a labels batch:
+:mod:`harness.claims.judging`) delivered whole to a shared store.
 
 A submission is immutable and named by its content digest: the sha256 of its canonical
 listing (every file's name and sha256, sorted; :func:`listing_digest`).  In the store::
@@ -33,7 +34,10 @@ PREFIX = "submissions/"
 MANIFEST = "manifest.json"
 #: the markers' own prefix: ``complete/<digest>``
 COMPLETE_PREFIX = "complete/"
-KINDS = ("results", "document")
+#: a directory's kind, by the file that makes it one (checked in this order)
+DIRECTORY_KINDS = (("metrics.json", "results"), ("task.json", "judging-task"),
+                   ("labels.json", "labels"))
+KINDS = ("results", "document", "judging-task", "labels")
 #: bounds on what a submission may hold (a submission is a remote party's input)
 MAX_FILES = 1000
 MAX_MANIFEST_BYTES = 1 << 20
@@ -88,14 +92,17 @@ def listing_of(path: str | os.PathLike[str]) -> tuple[Listing, dict[str, Path]]:
     if path.is_file() and not path.is_symlink():
         kind, found = "document", {_check_name(path.name, str(path)): path}
     elif path.is_dir():
-        kind, found = "results", {}
+        found = {}
         for entry in sorted(path.iterdir()):
             if entry.is_symlink() or not entry.is_file():
                 raise SubmissionRefused(f"{entry}: a results directory holds plain files only "
                                         "(a link or a subdirectory is not submitted)")
             found[_check_name(entry.name, str(path))] = entry
-        if "metrics.json" not in found:
-            raise SubmissionRefused(f"{path}: not a results directory (no metrics.json)")
+        named = next((k for name, k in DIRECTORY_KINDS if name in found), None)
+        if named is None:
+            raise SubmissionRefused(f"{path}: not a results directory (no metrics.json), "
+                                    "judging task (task.json) or labels batch (labels.json)")
+        kind = named
     else:
         raise SubmissionRefused(f"{path}: no such results directory or document")
     if len(found) > MAX_FILES:

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from harness.judgments.labels import GRADES, Label, latest
+from harness.claims.labels import GRADES, Label, latest
 
 RESAMPLES = 2000
 LEVEL = 0.95

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Protocol, Sequence, TypeVar
 
-from harness.judgments.labels import Label, latest
-from harness.judgments.pool import Pool, PoolPair
+from harness.claims.labels import Label, latest
 
 #: the default share of pairs shown to two people
 OVERLAP = 0.2
@@ -43,14 +42,29 @@ class Progress:
                 f"{self.done} of {self.total} pairs done")
 
 
-def queue(pool: Pool, labels: Sequence[Label], rater: str, overlap: float = OVERLAP,
-          seed: int = 0) -> tuple[list[PoolPair], Progress]:
-    """``rater``'s queue (in pool order) and the progress so far, given every label made."""
+class Pair(Protocol):
+    """A pair to judge: a pool's (:class:`~harness.judgments.pool.PoolPair`) or a judging
+    task's (:class:`~harness.claims.judging.TaskPair`)."""
+
+    @property
+    def query_id(self) -> str: ...
+
+    @property
+    def doc_id(self) -> str: ...
+
+
+P = TypeVar("P", bound=Pair)
+
+
+def queue(pairs: Sequence[P], labels: Sequence[Label], rater: str, overlap: float = OVERLAP,
+          seed: int = 0) -> tuple[list[P], Progress]:
+    """``rater``'s queue (in the pairs' order, a pool's) and the progress so far, given every
+    label made."""
     by_pair: dict[tuple[str, str], set[str]] = {}
     for item in latest(labels):
         by_pair.setdefault((item.query_id, item.doc_id), set()).add(item.rater)
     todo, mine, done = [], 0, 0
-    for pair in pool.pairs:
+    for pair in pairs:
         raters = by_pair.get((pair.query_id, pair.doc_id), set())
         needed = 2 if double_judged(pair.query_id, pair.doc_id, overlap, seed) else 1
         done += len(raters) >= needed
@@ -58,4 +72,4 @@ def queue(pool: Pool, labels: Sequence[Label], rater: str, overlap: float = OVER
             mine += 1
         elif len(raters) < needed:
             todo.append(pair)
-    return todo, Progress(mine, len(todo), done, len(pool.pairs))
+    return todo, Progress(mine, len(todo), done, len(pairs))

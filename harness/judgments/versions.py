@@ -24,7 +24,7 @@ from harness.core.formats import FormatError, read_json_object
 from harness.core.outputs import check_file
 from harness.core.atomic import write_files
 from harness.judgments.agreement import agreement
-from harness.judgments.labels import GRADES, SCALE, Label, latest, parse_label
+from harness.claims.labels import GRADES, SCALE, Label, latest, parse_label
 from harness.judgments.pool import Pool
 
 KIND = "qrels-version"

@@ -24,6 +24,7 @@ from warehouse.queries.agreement import (agreement_arms, agreement_documents, ag
 from warehouse.queries.certificates import (calibration, certificate_monitoring, certificates, ppi_results)
 from warehouse.queries.answers import (answer_details, answer_runs, answer_table)
 from warehouse.queries.migration import (migration_decisions)
+from warehouse.queries.judging import (judging_tasks, task_judgments, task_pairs, task_text)
 
 __all__ = [
     "TABLES",
@@ -50,6 +51,7 @@ __all__ = [
     "fetch_metric_table",
     "fetch_withheld",
     "health",
+    "judging_tasks",
     "latency",
     "latency_distribution",
     "latency_samples",
@@ -70,5 +72,8 @@ __all__ = [
     "run_provenance",
     "runs",
     "runs_by_corpus",
+    "task_judgments",
+    "task_pairs",
+    "task_text",
     "withheld_summary",
 ]

@@ -20,7 +20,10 @@ from warehouse.errors import UnknownRun
 
 VIEWS = ("publishable", "internal")
 #: every table a view can read: what the claims store, and the runs they come from
-TABLES: frozenset[str] = frozenset({"runs", *(t for kind in ALL_KINDS for t in kind.TABLES)})
+#: the judging tables (migration 012, :mod:`warehouse.judging`) are not a claim's
+JUDGING_TABLES = ("judging_tasks", "task_pairs", "task_texts", "label_batches", "judgments")
+TABLES: frozenset[str] = frozenset({"runs", *(t for kind in ALL_KINDS for t in kind.TABLES),
+                                    *JUDGING_TABLES})
 
 
 def relation(view: str, table: str) -> str:

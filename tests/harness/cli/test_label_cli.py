@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from harness.judgments.labels import read_labels
+from harness.claims.labels import read_labels
 
 RUN = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\nq2 Q0 d3 1 1.0 r\n"
 CORPUS = [{"_id": "d1", "title": "", "text": "recording equipment set up"},

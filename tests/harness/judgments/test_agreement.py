@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from harness.judgments.agreement import agreement, cohen_kappa, fleiss_kappa
-from harness.judgments.labels import Label
+from harness.claims.labels import Label
 
 inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
 

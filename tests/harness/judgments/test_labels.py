@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.core.formats import FormatError
-from harness.judgments.labels import Label, labels_text, latest, read_labels
+from harness.claims.labels import Label, labels_text, latest, read_labels
 
 
 def _write(path, rows):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.core.records import RankedDocs
-from harness.judgments.labels import Label
+from harness.claims.labels import Label
 from harness.judgments.marking import segments, terms
 from harness.judgments.pool import build_pool
 from harness.judgments.queue import double_judged, queue
@@ -29,19 +29,19 @@ def test_share_judged_twice_is_stable_and_near_its_target():
 
 def test_queue_by_hand():
     first, second = POOL.pairs[0], POOL.pairs[1]
-    todo, progress = queue(POOL, [], "ana", overlap=0.0)
+    todo, progress = queue(POOL.pairs, [], "ana", overlap=0.0)
     assert todo == list(POOL.pairs) and progress.done == 0 and progress.total == 200
     labels = [Label(first.query_id, first.doc_id, "ana", T, 2),
               Label(second.query_id, second.doc_id, "bo", T, 0)]
-    todo, progress = queue(POOL, labels, "ana", overlap=0.0)
+    todo, progress = queue(POOL.pairs, labels, "ana", overlap=0.0)
     # ana labelled the first pair; bo's label finishes the second (one label needed)
     assert todo == list(POOL.pairs[2:]) and progress.mine == 1 and progress.done == 2
-    todo, progress = queue(POOL, labels, "cy", overlap=1.0)
+    todo, progress = queue(POOL.pairs, labels, "cy", overlap=1.0)
     # every pair needs two: both labelled pairs still need a second person
     assert todo == list(POOL.pairs) and progress.done == 0
-    todo, _ = queue(POOL, labels, "ana", overlap=1.0)
+    todo, _ = queue(POOL.pairs, labels, "ana", overlap=1.0)
     assert todo[0] == second  # ana never gets her own pair again
-    assert "1 labelled by you" in queue(POOL, labels, "ana")[1].line()
+    assert "1 labelled by you" in queue(POOL.pairs, labels, "ana")[1].line()
 
 
 def test_marking():

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.core.formats import FormatError
-from harness.judgments.labels import Label
+from harness.claims.labels import Label
 from harness.judgments.versions import build_version, consensus, read_version, write_version
 
 T = "2026-12-07T09:00:00Z"
@@ -96,7 +96,7 @@ def test_a_crafted_version_with_a_fresh_digest_is_still_refused(tmp_path, change
 
 
 def test_ids_trec_qrels_cannot_hold_are_refused(tmp_path):
-    from harness.judgments.labels import read_labels
+    from harness.claims.labels import read_labels
 
     path = tmp_path / "l.jsonl"
     path.write_text(json.dumps({"query_id": "q 1", "doc_id": "d", "label": 1, "rater": "a",

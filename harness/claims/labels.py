@@ -72,8 +72,8 @@ def parse_label(obj: Any, path: str | Path, line: int | None, where: str = "") -
 def _parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
     if not isinstance(obj, dict):
         raise FormatError(path, line, None, f"expected a label object, got {obj!r:.60}")
-    query_id = _plain_id(obj, "query_id", path, line)
-    doc_id = _plain_id(obj, "doc_id", path, line)
+    query_id = plain_id(obj, "query_id", path, line)
+    doc_id = plain_id(obj, "doc_id", path, line)
     rater = require_field(obj, "rater", path, line)
     if len(rater) > MAX_RATER or not rater.isprintable() or rater != rater.strip():
         raise FormatError(path, line, "rater", f"not a usable name: {rater[:60]!r}")
@@ -87,7 +87,7 @@ def _parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
     return Label(query_id, doc_id, rater, check_time(obj.get("at"), path, line), value)
 
 
-def _plain_id(obj: dict[str, Any], name: str, path: str | Path, line: int | None) -> str:
+def plain_id(obj: dict[str, Any], name: str, path: str | Path, line: int | None) -> str:
     """A query or document id: no whitespace, which TREC qrels could not hold."""
     value = require_field(obj, name, path, line)
     if any(c.isspace() for c in value) or not value.isprintable():
