@@ -85,6 +85,7 @@ def _task(args) -> int:
     from harness.claims.judging import TASK_FILE, TaskPair, parse_task, task_document
     from harness.core.atomic import write_files
     from harness.core.canonical import canonical_json, sha256_file
+    from harness.core.signing import sign_texts
     from harness.judgments.judge import load_texts
     from harness.judgments.pool import read_pool
     from harness.judgments.queue import OVERLAP, double_judged
@@ -120,7 +121,9 @@ def _task(args) -> int:
     if target.exists() and target.read_text(encoding="utf-8") != text:
         raise ValueError(f"{target}: exists and holds another task; choose a new --out")
     out.mkdir(parents=True, exist_ok=True)
-    write_files([(target, text)])
+    texts = {TASK_FILE: text}
+    texts.update(sign_texts(texts))  # signature.json, when $HARNESS_SIGNING_KEY names a key
+    write_files([(out / name, data) for name, data in texts.items()])
     print(f"judging task {task.name!r} ({task.task_id[:12]}): {len(task.pairs)} pairs over "
           f"{len(task.queries)} queries, tier {task.tier}; wrote {target}")
     print(f"put it on the Judge page: python -m warehouse ingest {out}   "

@@ -3,6 +3,7 @@ and stopped, waiting for a URL, logging in through the OIDC provider mock's page
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,9 +30,11 @@ def wait_http(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
 
 
 @contextmanager
-def team_dashboard(root: Path, recheck_seconds: int | None = None) -> Iterator[tuple]:
+def team_dashboard(root: Path, recheck_seconds: int | None = None,
+                   store: str | None = None) -> Iterator[tuple]:
     """The OIDC provider mock and a team-mode dashboard over snapshots of the fixture
-    warehouse, under ``root``; yields (dashboard URL, provider URL, snapshots directory)."""
+    warehouse, under ``root`` (``store``: the store its Judge page submits labels to);
+    yields (dashboard URL, provider URL, snapshots directory)."""
     from tests.pages.fixture_warehouse import build
     from tools.team_demo import login_secrets, provider_command
     from warehouse.snapshots import publish
@@ -45,6 +48,9 @@ def team_dashboard(root: Path, recheck_seconds: int | None = None) -> Iterator[t
     if recheck_seconds is not None:
         secrets.write_text(secrets.read_text().replace(
             "[team]\n", f"[team]\nrecheck_seconds = {recheck_seconds}\n", 1))
+    if store is not None:
+        secrets.write_text(secrets.read_text().replace(
+            "[team]\n", f"[team]\nstore = {json.dumps(store)}\n", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
     with process(provider_command(idp_port)) as idp_proc:
         wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)

@@ -17,12 +17,29 @@ DOCUMENTS = {"d1": "The recording equipment is set up.", "d2": "Lunch <b>menu</b
 PAIRS = [TaskPair("q1", "d1", True), TaskPair("q1", "d2", False), TaskPair("q2", "d3", False)]
 
 
-def write_task(folder: Path, corpus: dict, name: str, overlap: float = 1.0) -> str:
-    """A task directory at ``folder``; returns its id."""
+def write_task(folder: Path, corpus: dict, name: str, overlap: float = 1.0,
+               key: Path | None = None) -> str:
+    """A task directory at ``folder`` (signed by the private key ``key`` when given);
+    returns its id."""
+    import os
+
+    from harness.core.signing import sign_texts
+
     doc = task_document(name, corpus, {"sha256": "0" * 64, "depth": 10, "runs": [],
                                        "sample": None}, PAIRS, QUERIES, DOCUMENTS, overlap, 0)
     folder.mkdir(parents=True)
-    (folder / TASK_FILE).write_text(canonical_json(doc), encoding="utf-8")
+    texts = {TASK_FILE: canonical_json(doc)}
+    old = os.environ.pop("HARNESS_SIGNING_KEY", None)
+    try:
+        if key is not None:
+            os.environ["HARNESS_SIGNING_KEY"] = str(key)
+        texts.update(sign_texts(texts))
+    finally:
+        os.environ.pop("HARNESS_SIGNING_KEY", None)
+        if old is not None:
+            os.environ["HARNESS_SIGNING_KEY"] = old
+    for name_, text in texts.items():
+        (folder / name_).write_text(text, encoding="utf-8")
     return read_task(folder).task_id
 
 

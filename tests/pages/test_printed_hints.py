@@ -241,10 +241,40 @@ def _migrate(root, db, demo_data):
     assert not db.exists()
 
 
+def _judge_task(root, db, demo_data):
+    """A task from the control run's top 10, on the corpus it ran on, listed by the page."""
+    from warehouse import queries
+
+    run_hint(hints.JUDGE_TASK, root, _values(root, demo_data))
+    (task,) = queries.judging_tasks("publishable", db_path=db).itertuples(index=False)
+    assert task.corpus == "synthetic" and task.tier == "A" and task.depth == 10
+    pairs = queries.task_pairs(task.task_id, "publishable", db_path=db)
+    assert len(pairs) > 0 and queries.task_text(task.task_id, "document", pairs.doc_id[0],
+                                                 "publishable", db_path=db)
+
+
+def _judge_ingest(root, db, demo_data):
+    """The single-user page's inbox (a labels batch as the page writes it), applied."""
+    from tests.pages.judge_fixture import PUBLIC, write_task
+    from dashboard import judging
+    from harness.claims.labels import Label
+    from warehouse import queries
+    from warehouse.judging import ingest_task
+
+    task_id = write_task(root / "task", PUBLIC, "public pool")
+    ingest_task(root / "task", db)
+    inbox = root / "labels inbox"
+    judging.write_to_inbox(inbox, task_id, Label("q1", "d1", "ana", judging.now(), 2))
+    run_hint(hints.filled(hints.JUDGE_INGEST, INBOX=str(inbox)), root, {})
+    held = queries.task_judgments(task_id, "publishable", db_path=db)
+    assert list(zip(held.rater, held.label)) == [("ana", 2)]
+
+
 #: hint -> what the test checks once it ran (every hint in the registry has one)
 OUTCOMES = {"COMPARISONS": _comparisons, "INTERVALS": _intervals, "AGREEMENT": _agreement,
             "CALIBRATE": _calibrate, "MIGRATION": _migration, "ANSWERS": _answers,
-            "EXPORT_LATEX": _export_latex, "MIGRATE": _migrate}
+            "EXPORT_LATEX": _export_latex, "MIGRATE": _migrate, "JUDGE_TASK": _judge_task,
+            "JUDGE_INGEST": _judge_ingest}
 #: the migration embeds the corpus with MiniLM and its static distillation
 MODEL_HINTS = {"MIGRATION"}
 
