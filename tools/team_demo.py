@@ -49,16 +49,17 @@ LOGIN_USERS = ({"sub": "ines", "email": "ines@example.org", "groups": ["staff", 
 
 
 def login_secrets(path: Path, snapshots: Path, base: str, provider: str,
-                  anonymous: str = "none") -> Path:
+                  anonymous: str = "none", store: str | None = None) -> Path:
     """Write a team-mode ``secrets.toml`` at ``path`` (mode 0600) for a dashboard at ``base``
     logging in against the OIDC provider at ``provider`` (group ``eval-internal`` is
-    internal).  The cookie secret is new and random; the client secret is the provider
-    mock's (it accepts any)."""
+    internal; ``store``: where the Judge page submits labels).  The cookie secret is new
+    and random; the client secret is the provider mock's (it accepts any)."""
     text = ("[team]\n"
             f"snapshots = {json.dumps(str(snapshots))}\n"
             'group_claim = "groups"\ninternal_groups = ["eval-internal"]\n'
             f"anonymous = {json.dumps(anonymous)}\n"
-            "[auth]\n"
+            + (f"store = {json.dumps(store)}\n" if store else "")
+            + "[auth]\n"
             f"redirect_uri = {json.dumps(base + '/oauth2callback')}\n"
             f"cookie_secret = {json.dumps(secrets.token_urlsafe(32))}\n"
             'client_id = "eval-dashboard"\nclient_secret = "demo"\n'
@@ -266,7 +267,7 @@ def main(argv=None) -> int:
         wait_http(f"{provider}/.well-known/openid-configuration", proc=proc, log=log)
         web = args.port or free_port()
         base = f"http://127.0.0.1:{web}"
-        secrets_file = login_secrets(root / "secrets.toml", snaps, base, provider)
+        secrets_file = login_secrets(root / "secrets.toml", snaps, base, provider, store=url)
         proc, log = start("dashboard-login", [
             sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
             "--server.address", "127.0.0.1", "--server.port", str(web),

@@ -3,7 +3,6 @@ and stopped, waiting for a URL, logging in through the OIDC provider mock's page
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -44,13 +43,10 @@ def team_dashboard(root: Path, recheck_seconds: int | None = None,
     publish(build(root / "fixture")["db"], snapshots)
     idp_port, app_port = free_port(), free_port()
     idp, base = f"http://127.0.0.1:{idp_port}", f"http://127.0.0.1:{app_port}"
-    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp)
+    secrets = login_secrets(root / "secrets.toml", snapshots, base, idp, store=store)
     if recheck_seconds is not None:
         secrets.write_text(secrets.read_text().replace(
             "[team]\n", f"[team]\nrecheck_seconds = {recheck_seconds}\n", 1))
-    if store is not None:
-        secrets.write_text(secrets.read_text().replace(
-            "[team]\n", f"[team]\nstore = {json.dumps(store)}\n", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_TEAM_")}
     with process(provider_command(idp_port)) as idp_proc:
         wait_http(f"{idp}/.well-known/openid-configuration", idp_proc)
