@@ -99,88 +99,112 @@ def _empty(view: str) -> None:
     st.code(hints.block(hints.JUDGE_TASK), language="bash")
 
 
-st.title("Judge")
-view = common.view()
-tasks = common.load("judging_tasks", view)
-if tasks.empty:
-    _empty(view)
-    st.stop()
-names = {r.task_id: f"{r.name} · {r.corpus} · tier {r.tier} · {r.task_id[:12]}"
-         for r in tasks.itertuples(index=False)}
-task_id = st.selectbox("Task", list(names), format_func=names.get, key=f"{KEY}_task")
-task = tasks[tasks["task_id"] == task_id].iloc[0]
-if task["tier"] != "A" and "internal" not in common.views():
-    st.error("This task's corpus is not publishable: it is not shown to your audience.")
-    st.stop()
-common.tier_badge(view, tasks.loc[tasks["task_id"] == task_id, "tier"])
-team = common.team()
-if team is not None and not team.store:
-    st.warning("Labelling is off: the team configuration names no store (`store` in "
-               "`[team]`, docs/team.md).")
-    st.stop()
-rater = _rater(team)
-if rater is None:
-    st.stop()
+def _tasks_table(tasks):
+    """One line per task the view holds: what it is and how far its labelling is."""
+    import pandas as pd
 
-pairs = [TaskPair(r.query_id, r.doc_id, bool(r.sampled))
-         for r in common.load("task_pairs", task_id, view).itertuples(index=False)]
-labels = _labels(team, task_id, view)
-todo, progress = queue(pairs, labels, rater, float(task["overlap"]), int(task["seed"]))
-state = _state(task_id)
-error = st.session_state.pop(f"{KEY}_error", None)
-if error:
-    st.error(error)
-st.progress(progress.done / max(progress.total, 1), text=progress.line())
+    return pd.DataFrame([{
+        "task": r.name, "corpus": r.corpus, "tier": r.tier, "pairs": int(r.pairs),
+        "depth": int(r.depth), "judged twice": f"{float(r.overlap):.0%}",
+        "labels": int(r.labels), "raters": int(r.raters), "id": r.task_id[:12],
+    } for r in tasks.itertuples(index=False)])
 
-by_id = {(p.query_id, p.doc_id): p for p in pairs}
-current = by_id.get(state["back"]) if state["back"] else None
-if current is None:
-    fresh = [p for p in todo if (p.query_id, p.doc_id) not in set(map(tuple, state["skipped"]))]
-    if todo and not fresh:
-        st.caption(f"Only the {len(todo)} pair(s) you skipped are left: shown again.")
-        state["skipped"] = []
-        fresh = todo
-    current = fresh[0] if fresh else None
 
-if current is None:
-    st.success("Nothing left in your queue.")
-else:
-    query = common.load("task_text", task_id, "query", current.query_id, view) or ""
-    text = common.load("task_text", task_id, "document", current.doc_id, view) or ""
-    st.markdown(f"**Query** {common.md_code(current.query_id)}"
-                + (" · hand-labelling sample" if current.sampled else ""))
-    st.markdown(f"> {common.md_text(query)}")
-    st.markdown(f"**Document** {common.md_code(current.doc_id)} · query terms marked")
-    with st.container(height=360, border=True, key=f"{KEY}_document"):
-        st.html(f"<div>{judging.marked_html(text, query)}</div>")
-    if len(text) > judging.SHOWN:
-        with st.expander(f"The rest of the document ({len(text) - judging.SHOWN} characters)"):
-            st.html(f"<div>{judging.marked_html(text[judging.SHOWN:], query, None)}</div>")
-    columns = st.columns(len(GRADES) + 2)
-    for column, (grade, meaning) in zip(columns, GRADES.items()):
-        column.button(f"{grade} {meaning}", key=f"{KEY}_grade_{grade}", shortcut=str(grade),
-                      on_click=_answer, args=(team, task_id, current, rater, grade),
-                      type="primary", width="stretch")
-    columns[-2].button("Skip", key=f"{KEY}_skip", shortcut="S", on_click=_skip,
-                       args=(task_id, current), width="stretch")
-    columns[-1].button("Undo", key=f"{KEY}_undo", shortcut="U", on_click=_undo,
-                       args=(task_id,), disabled=not state["sent"], width="stretch")
-    st.caption("Keys: 0-3 grade (TREC Deep Learning scale), S skip, U undo. Undo shows your "
-               "last pair again: the grade you give then replaces the earlier one.")
+def render() -> None:
+    common.title("Judge", "Label a judging task's (query, document) pairs: your queue, the "
+                          "grades 0-3 by key, skip, undo, and the agreement so far.")
+    view = common.view()
+    tasks = common.load("judging_tasks", view)
+    if tasks.empty:
+        if not common.load("health")["runs"]:
+            common.guidance(f"The warehouse at {common.md_code(common.db_path())} holds no runs "
+                            "yet.")
+        _empty(view)
+        return
+    common.tier_badge(view, tasks["tier"])
+    st.dataframe(_tasks_table(tasks), hide_index=True, width="stretch")
+    names = {r.task_id: f"{r.name} · {r.corpus} · tier {r.tier} · {r.task_id[:12]}"
+             for r in tasks.itertuples(index=False)}
+    task_id = st.selectbox("Task", list(names), format_func=names.get, key=f"{KEY}_task")
+    task = tasks[tasks["task_id"] == task_id].iloc[0]
+    if task["tier"] != "A" and "internal" not in common.views():
+        st.error("This task's corpus is not publishable: it is not shown to your audience.")
+        return
+    team = common.team()
+    if team is not None and not team.store:
+        st.warning("Labelling is off: the team configuration names no store (`store` in "
+                   "`[team]`, docs/team.md).")
+        return
+    rater = _rater(team)
+    if rater is None:
+        return
+    _labelling(team, view, task, rater)
 
-if team is None:
-    folder = judging.inbox(common.db_path())
-    st.caption(f"Your labels are written to {common.md_code(folder)}; apply them to the "
-               "warehouse with:")
-    st.code(hints.block(hints.filled(hints.JUDGE_INGEST, INBOX=str(folder))), language="bash")
-else:
-    st.caption("Your labels are submitted to the team's store under your login; the ingester "
-               "applies each once, and they count here from the next snapshot.")
 
-st.subheader("Agreement")
-shown = agreement(labels)
-for line in shown.lines():
-    st.markdown(f"- {common.md_text(line)}")
-st.download_button("Download the labels (JSONL, for harness qrels version)",
-                   labels_text(latest(labels)), file_name=f"labels-{task_id[:12]}.jsonl",
-                   key=f"{KEY}_download", mime="application/jsonl")
+def _labelling(team, view: str, task, rater: str) -> None:
+    task_id = task["task_id"]
+    pairs = [TaskPair(r.query_id, r.doc_id, bool(r.sampled))
+             for r in common.load("task_pairs", task_id, view).itertuples(index=False)]
+    labels = _labels(team, task_id, view)
+    todo, progress = queue(pairs, labels, rater, float(task["overlap"]), int(task["seed"]))
+    state = _state(task_id)
+    error = st.session_state.pop(f"{KEY}_error", None)
+    if error:
+        st.error(error)
+    st.progress(progress.done / max(progress.total, 1), text=progress.line())
+
+    by_id = {(p.query_id, p.doc_id): p for p in pairs}
+    current = by_id.get(state["back"]) if state["back"] else None
+    if current is None:
+        fresh = [p for p in todo if (p.query_id, p.doc_id) not in set(map(tuple, state["skipped"]))]
+        if todo and not fresh:
+            st.caption(f"Only the {len(todo)} pair(s) you skipped are left: shown again.")
+            state["skipped"] = []
+            fresh = todo
+        current = fresh[0] if fresh else None
+
+    if current is None:
+        st.success("Nothing left in your queue.")
+    else:
+        query = common.load("task_text", task_id, "query", current.query_id, view) or ""
+        text = common.load("task_text", task_id, "document", current.doc_id, view) or ""
+        st.markdown(f"**Query** {common.md_code(current.query_id)}"
+                    + (" · hand-labelling sample" if current.sampled else ""))
+        st.markdown(f"> {common.md_text(query)}")
+        st.markdown(f"**Document** {common.md_code(current.doc_id)} · query terms marked")
+        with st.container(height=360, border=True, key=f"{KEY}_document"):
+            st.html(f"<div>{judging.marked_html(text, query)}</div>")
+        if len(text) > judging.SHOWN:
+            with st.expander(f"The rest of the document ({len(text) - judging.SHOWN} characters)"):
+                st.html(f"<div>{judging.marked_html(text[judging.SHOWN:], query, None)}</div>")
+        columns = st.columns(len(GRADES) + 2)
+        for column, (grade, meaning) in zip(columns, GRADES.items()):
+            column.button(f"{grade} {meaning}", key=f"{KEY}_grade_{grade}", shortcut=str(grade),
+                          on_click=_answer, args=(team, task_id, current, rater, grade),
+                          type="primary", width="stretch")
+        columns[-2].button("Skip", key=f"{KEY}_skip", shortcut="S", on_click=_skip,
+                           args=(task_id, current), width="stretch")
+        columns[-1].button("Undo", key=f"{KEY}_undo", shortcut="U", on_click=_undo,
+                           args=(task_id,), disabled=not state["sent"], width="stretch")
+        st.caption("Keys: 0-3 grade (TREC Deep Learning scale), S skip, U undo. Undo shows your "
+                   "last pair again: the grade you give then replaces the earlier one.")
+
+    if team is None:
+        folder = judging.inbox(common.db_path())
+        st.caption(f"Your labels are written to {common.md_code(folder)}; apply them to the "
+                   "warehouse with:")
+        st.code(hints.block(hints.filled(hints.JUDGE_INGEST, INBOX=str(folder))), language="bash")
+    else:
+        st.caption("Your labels are submitted to the team's store under your login; the ingester "
+                   "applies each once, and they count here from the next snapshot.")
+
+    st.subheader("Agreement")
+    shown = agreement(labels)
+    for line in shown.lines():
+        st.markdown(f"- {common.md_text(line)}")
+    st.download_button("Download the labels (JSONL, for harness qrels version)",
+                       labels_text(latest(labels)), file_name=f"labels-{task_id[:12]}.jsonl",
+                       key=f"{KEY}_download", mime="application/jsonl")
+
+
+common.run(render)

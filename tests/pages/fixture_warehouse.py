@@ -199,5 +199,15 @@ def build(root) -> dict:
 
     for doc in (reference_document(), none_document()):
         ingest_document(doc, db)
+    # a tier-A judging task and the tier-B corpus's (the Judge page), with one label each
+    from harness.claims.labels import Label
+    from tests.pages.judge_fixture import PUBLIC, SECRET, write_labels, write_task
+    from warehouse.judging import ingest_labels, ingest_task
+
+    for name, record in (("judge-pub", PUBLIC), ("judge-secret", SECRET)):
+        task_id = write_task(root / name, record, f"{record['name']} pool")
+        ingest_task(root / name, db)
+        ingest_labels(write_labels(root / f"{name}-labels", task_id, Label(
+            "q1", "d1", "ana", "2026-12-07T09:00:00Z", 2)), db)
     return {"db": db, "dirs": dirs, "ids": ids,
             "documents": {Path(p).name: json.loads(Path(p).read_text()) for p in documents}}

@@ -11,6 +11,8 @@ from harness.core.canonical import canonical_json
 
 PUBLIC = {"name": "synthetic", "licence": "CC0-1.0", "tier": "A", "registry_source": "synthetic"}
 PRIVATE = {"name": "ours", "licence": "unknown", "tier": "B"}
+#: the page fixtures' tier-B corpus (tests/pages/fixture_warehouse.py)
+SECRET = {"name": "secretcorpus", "licence": "CC-BY-NC-4.0", "tier": "B"}
 QUERIES = {"q1": "recording equipment", "q2": "budget"}
 DOCUMENTS = {"d1": "The recording equipment is set up.", "d2": "Lunch <b>menu</b> & more.",
              "d3": "The budget for the recording."}
@@ -41,6 +43,16 @@ def write_task(folder: Path, corpus: dict, name: str, overlap: float = 1.0,
     for name_, text in texts.items():
         (folder / name_).write_text(text, encoding="utf-8")
     return read_task(folder).task_id
+
+
+def write_labels(folder: Path, task_id: str, *labels) -> Path:
+    """A labels batch directory at ``folder``, as the Judge page writes one."""
+    from harness.claims.judging import LABELS_FILE, labels_document
+
+    folder.mkdir(parents=True)
+    (folder / LABELS_FILE).write_text(canonical_json(labels_document(task_id, list(labels))),
+                                      encoding="utf-8")
+    return folder
 
 
 def judging_warehouse(root: Path) -> dict:

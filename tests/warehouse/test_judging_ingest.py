@@ -8,19 +8,11 @@ import json
 
 import pytest
 
-from harness.claims.judging import labels_document
 from harness.claims.labels import Label
-from harness.core.canonical import canonical_json
-from tests.pages.judge_fixture import PRIVATE, PUBLIC, write_task
+from tests.pages.judge_fixture import PRIVATE, PUBLIC, write_labels, write_task
 from warehouse import queries
 from warehouse.errors import IngestRefused
 from warehouse.judging import ingest_labels, ingest_task
-
-
-def _batch(folder, task_id, *labels):
-    folder.mkdir(parents=True)
-    (folder / "labels.json").write_text(canonical_json(labels_document(task_id, list(labels))))
-    return folder
 
 
 def test_a_task_and_its_labels_are_stored_once(tmp_path):
@@ -28,7 +20,7 @@ def test_a_task_and_its_labels_are_stored_once(tmp_path):
     task = write_task(tmp_path / "t", PUBLIC, "pool")
     assert ingest_task(tmp_path / "t", db).inserted
     assert not ingest_task(tmp_path / "t", db).inserted
-    batch = _batch(tmp_path / "b", task, Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 2))
+    batch = write_labels(tmp_path / "b", task, Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 2))
     assert ingest_labels(batch, db).inserted and not ingest_labels(batch, db).inserted
     held = queries.task_judgments(task, "publishable", db_path=db)
     assert list(zip(held.rater, held.doc_id, held.label)) == [("ana", "d1", 2)]
@@ -39,12 +31,12 @@ def test_a_batch_of_an_unknown_task_or_a_stray_pair_is_refused(tmp_path):
     task = write_task(tmp_path / "t", PUBLIC, "pool")
     label = Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 2)
     with pytest.raises(IngestRefused, match="not in the warehouse") as caught:
-        ingest_labels(_batch(tmp_path / "b1", task, label), db)
+        ingest_labels(write_labels(tmp_path / "b1", task, label), db)
     assert caught.value.field == "task"
     ingest_task(tmp_path / "t", db)
     stray = Label("q2", "d1", "ana", "2026-12-07T09:00:00Z", 1)
     with pytest.raises(IngestRefused, match=r"pair \(q2, d1\) is not in task") as caught:
-        ingest_labels(_batch(tmp_path / "b2", task, label, stray), db)
+        ingest_labels(write_labels(tmp_path / "b2", task, label, stray), db)
     assert caught.value.field == "labels[1]"
     assert queries.task_judgments(task, "internal", db_path=db).empty  # nothing half-stored
 
@@ -55,7 +47,7 @@ def test_a_tier_b_task_and_its_labels_never_reach_the_publishable_snapshot(tmp_p
     db = tmp_path / "w.duckdb"
     task = write_task(tmp_path / "t", PRIVATE, "ours")
     ingest_task(tmp_path / "t", db)
-    ingest_labels(_batch(tmp_path / "b", task, Label("q1", "d1", "ana",
+    ingest_labels(write_labels(tmp_path / "b", task, Label("q1", "d1", "ana",
                                                       "2026-12-07T09:00:00Z", 2)), db)
     publish(db, tmp_path / "snaps")
     public, internal = tmp_path / "snaps" / "publishable.duckdb", tmp_path / "snaps" / "internal.duckdb"
@@ -68,7 +60,7 @@ def test_a_tier_b_task_and_its_labels_never_reach_the_publishable_snapshot(tmp_p
             assert conn.query_one(f"SELECT count(*) FROM {table}")[0] > 0, table
 
 
-def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_bad_batch(tmp_path):
+def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_badwrite_labels(tmp_path):
     from harness.core.signing import load_trusted_keys
     from harness.core.store import open_store
     from harness.core.submissions import submit
@@ -88,8 +80,8 @@ def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_bad_batch(tmp_path
         "unsigned: no signature.json"]
     tiers = queries.judging_tasks("internal", db_path=tmp_path / "snaps" / "internal.duckdb")
     assert dict(zip(tiers.task_id, tiers.tier)) == {signed: "A", unsigned: "B"}
-    bad = _batch(tmp_path / "bad", signed, Label("q9", "d1", "ana", "2026-12-07T09:00:00Z", 1))
-    good = _batch(tmp_path / "good", signed, Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 1))
+    bad = write_labels(tmp_path / "bad", signed, Label("q9", "d1", "ana", "2026-12-07T09:00:00Z", 1))
+    good = write_labels(tmp_path / "good", signed, Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 1))
     bad_digest = submit(bad, store).digest
     submit(good, store)
     report = ingester.cycle()

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from harness.claims.judging import read_task
-from tests.harness.cli.test_label_cli import RUN, _beir, _harness
+from tests.harness.cli.label_helpers import RUN, _beir, _harness
 
 
 def test_a_task_from_a_pool_is_ingested_by_the_printed_command(tmp_path):
