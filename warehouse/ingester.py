@@ -39,7 +39,7 @@ from harness.core.signing import Verdict, verify_directory
 from harness.core.store import Store, StoreError
 from harness.core.submissions import (SubmissionRefused, complete, fetch, read_manifest,
                                       submitted_at)
-from warehouse import snapshots
+from warehouse import judging, snapshots
 from warehouse.db import Connection, connect
 from warehouse.errors import IngestRefused, WarehouseError, WarehouseMissing
 from warehouse.ingest import cap_unsigned, ingest_document, store as store_run
@@ -178,15 +178,11 @@ class Ingester:
             trust = verdict.reason
             try:
                 if kind == "labels":  # the stored task's tier, already capped, is the batch's
-                    from warehouse import judging
-
                     cap = None
                     record = self._recorder(digest, kind, stored_id=None, cap=None, trust=trust,
                                             signed_by=None, stamp=stamp)
                     judging.ingest_labels(path, self.db_path, also=record)
                 elif kind == "judging-task":
-                    from warehouse import judging
-
                     record = self._recorder(digest, kind, stored_id=None, cap=cap, trust=trust,
                                             signed_by=verdict.key_id, stamp=stamp)
                     judging.ingest_task(path, self.db_path, tier_cap=cap, also=record)
