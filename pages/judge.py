@@ -106,7 +106,7 @@ def _tasks_table(tasks):
     return pd.DataFrame([{
         "task": r.name, "corpus": r.corpus, "tier": r.tier, "pairs": int(r.pairs),
         "depth": int(r.depth), "judged twice": f"{float(r.overlap):.0%}",
-        "labels": int(r.labels), "raters": int(r.raters), "id": r.task_id[:12],
+        "labels applied": int(r.labels), "raters": int(r.raters), "id": r.task_id[:12],
     } for r in tasks.itertuples(index=False)])
 
 
