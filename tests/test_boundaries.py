@@ -31,7 +31,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("harness", "ingestion", "warehouse")
-WAREHOUSE_ENTRY_POINTS = {"ingest_results", "ingest_document"}
+WAREHOUSE_ENTRY_POINTS = {"ingest_results", "ingest_document", "ingest_judging"}
 #: the one harness module that reads the warehouse (read-only named queries, for the API)
 WAREHOUSE_READER = "harness/api/store.py"
 #: the Python API renders its tables with the warehouse's one renderer (same bytes as the

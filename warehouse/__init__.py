@@ -4,7 +4,8 @@ Public entry points (imported lazily, so ``import warehouse`` opens nothing and 
 database driver):
 
 * ``ingest_results(results_dir, db_path=None) -> IngestReport`` and
-  ``ingest_document(path_or_mapping, db_path=None) -> IngestReport``
+  ``ingest_document(path_or_mapping, db_path=None) -> IngestReport``, and
+  ``ingest_judging(directory, db_path=None) -> IngestReport`` (a judging task or labels batch)
 * ``connect(path=None, *, read_only)``, ``migrate(path=None)``, ``default_path()``,
   ``change_stamp(path=None)``
 * ``warehouse.queries`` (named read-only queries), ``warehouse.exports`` (tables to publish),
@@ -18,6 +19,7 @@ import importlib
 _EXPORTS = {
     "ingest_results": "warehouse.ingest",
     "ingest_document": "warehouse.ingest",
+    "ingest_judging": "warehouse.judging",
     "IngestReport": "warehouse.ingest",
     "connect": "warehouse.db",
     "default_path": "warehouse.db",

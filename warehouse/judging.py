@@ -147,3 +147,14 @@ def ingest_labels(path, db_path=None, *, also: Also | None = None) -> IngestRepo
         return IngestReport(batch_id, True, f"ingested {len(batch.labels)} label(s) of task "
                             f"{batch.task_id[:12]} (tier {tier}) into {target}", kind="labels",
                             db_path=str(target))
+
+
+def ingest_judging(path, db_path=None) -> IngestReport:
+    """A judging task or a labels batch (by the file its directory holds), as a local
+    ingest stores it."""
+    if is_task(path):
+        return ingest_task(path, db_path)
+    if is_labels(path):
+        return ingest_labels(path, db_path)
+    raise IngestRefused(f"{path}: neither a judging task ({TASK_FILE}) nor a labels batch "
+                        f"({LABELS_FILE})", path=path)

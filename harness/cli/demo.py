@@ -18,7 +18,8 @@ pipeline of steps that each call the product's own entry points and fill every p
 5. a demo embedding-model migration (``harness migrate``, a derived model, small corpus);
 6. the synthetic corpus's aggregation queries answered and scored on the answer
    (``harness answer`` with the ``reference`` answerer and the ``none`` floor);
-7. everything into the warehouse, then the dashboard on http://127.0.0.1:8501
+7. a judging task for the Judge page: a BM25 run's top 10 on the synthetic corpus, pooled;
+8. everything into the warehouse, then the dashboard on http://127.0.0.1:8501
    (``--no-serve``: print how to open it instead).
 
 Caches make the second run fast: the synthetic corpora by seed, the embedding cache, the
@@ -48,6 +49,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.cli.demo_steps import judging_task, quietly
 from harness.core import settings
 from harness.evaluation.results import DEMO_INPUTS
 
@@ -296,23 +298,6 @@ def run_arm_unless_unchanged(arm: str, fields: dict, corpora: list, specs: list[
     return True
 
 
-def quietly(argv: list[str]) -> int:
-    """A harness command whose report would bury the demo's own lines: its stdout is
-    dropped (the files it writes are what the demo uses); errors still reach stderr."""
-    import contextlib
-    import io
-
-    from harness.cli import main
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(argv)
-    if code == 130:
-        raise KeyboardInterrupt
-    if code != 0:
-        raise ValueError(f"harness {argv[0]} failed (exit code {code}; its message is above)")
-    return code
-
-
 def stamped(out: Path, inputs: dict, force: bool, produced: str) -> bool:
     """True when ``out`` holds ``produced`` made from exactly ``inputs`` (kept)."""
     stamp = out / STAMP
@@ -537,7 +522,7 @@ def run(args) -> int:
     from harness.cli.demo_corpora import NAME as ALT_NAME
     from harness.cli.summary import measure
     from ingestion.synthetic import DEFAULT_SEED
-    from warehouse import ingest_document, ingest_results
+    from warehouse import ingest_document, ingest_judging, ingest_results
 
     started = time.monotonic()
     settings.go_offline()
@@ -545,7 +530,7 @@ def run(args) -> int:
     db = Path(args.db or settings.warehouse_path()).absolute()
     qmsum = qmsum_corpus(args)
     steps = Steps(["corpora", "model", "arms", "statistics", "tier-B example", "migration",
-                   "answers", "warehouse"])
+                   "answers", "judging task", "warehouse"])
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     synthetic = synthetic_corpus(workdir, seed, args.meetings)
@@ -609,12 +594,15 @@ def run(args) -> int:
                                     workdir / "transcripts.sqlite", args.force)
     documents += answer_docs
     steps("answers", f"{len(answered)} run, {len(ANSWER_RUNS) - len(answered)} unchanged")
+    task = judging_task(workdir, synthetic, cache_dir)
+    steps("judging task", f"{task} (the Judge page)")
 
     stored = 0
     for out in [*runs.values(), toy_run]:
         stored += ingest_results(out, db).inserted
     for doc in documents:
         stored += ingest_document(doc, db).inserted
+    stored += ingest_judging(task, db).inserted
     steps("warehouse", f"{stored} new item(s) in {db}")
     print(f"demo: {len(ran)} arm(s) run, {len(runs) - len(ran)} unchanged; {stored} new "
           f"item(s) in {db}; {time.monotonic() - started:.0f} s; answers: "

@@ -69,6 +69,13 @@ def test_the_demo_fills_the_warehouse_and_a_second_run_reuses_it(tmp_path, tiny_
     assert len(tests) > 0 and (excludes_zero == (tests.verdict == "significant")).all()
     assert queries.metric_intervals("publishable", db_path=db)["lower"].notna().all()
     assert len(queries.certificates("publishable", db_path=db)) == 3
+    # the Judge page's task: two arms' top 10 on the synthetic corpus, tier A, texts present
+    (task,) = queries.judging_tasks("publishable", db_path=db).itertuples(index=False)
+    assert task.corpus == "synthetic" and task.tier == "A" and task.depth == 10
+    pairs = queries.task_pairs(task.task_id, "publishable", db_path=db)
+    assert pairs.sampled.iloc[0] and pairs.doc_id.nunique() <= len(pairs)
+    assert queries.task_text(task.task_id, "document", pairs.doc_id.iloc[0], "publishable",
+                             db_path=db)
     claims = {p: p.read_bytes() for p in (tmp_path / "results").rglob("metrics.json")}
     assert len(claims) == len(ARMS) + 1  # and the tier-B toy run
 
@@ -82,7 +89,7 @@ def test_the_demo_fills_the_warehouse_and_a_second_run_reuses_it(tmp_path, tiny_
 
     at = app(db).run()
     at.radio(key="tier_view").set_value("publishable").run()
-    for page in ("results.py", "certificates.py", "latency.py"):
+    for page in ("results.py", "certificates.py", "latency.py", "judge.py"):
         at.switch_page(f"pages/{page}").run()
         assert not at.exception and not at.error, page
 

@@ -95,8 +95,9 @@ def test_the_tier_switch_withholds_the_toy_run(demo_run):
 def test_the_demo_prints_its_steps_once_and_how_to_open_the_dashboard(demo_run):
     root, proc = demo_run
     steps = [line for line in proc.stderr.splitlines() if line.startswith("demo [")]
-    assert [s.split("]")[0] + "]" for s in steps] == [f"demo [{i}/8]" for i in range(1, 9)]
+    assert [s.split("]")[0] + "]" for s in steps] == [f"demo [{i}/9]" for i in range(1, 10)]
     assert f"control {CONTROL}:" in steps[2]
+    assert steps[7].startswith("demo [8/9] judging task: ") and "(the Judge page)" in steps[7]
     for noise in ("INFO", "LOAD REPORT", "UNEXPECTED", "| corpus |"):
         assert noise not in proc.stderr + proc.stdout, noise
     last = proc.stdout.strip().splitlines()
