@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -89,6 +90,24 @@ def inbox_labels(folder: Path, task_id: str) -> list[Label]:
         if batch.task_id == task_id:
             found.extend(batch.labels)
     return found
+
+
+def pseudonym(rater: str) -> str:
+    """How the publishable views name a rater (migration 012): ``rater-`` and the first 12
+    hex digits of the sha256 of the identity."""
+    import hashlib
+
+    return "rater-" + hashlib.sha256(rater.encode("utf-8")).hexdigest()[:12]
+
+
+def as_seen_in(view: str, labels: Iterable[Label]) -> list[Label]:
+    """``labels`` with their raters named as ``view`` names them."""
+    import dataclasses
+
+    if view != "publishable":
+        return list(labels)
+    return [item if re.fullmatch(r"rater-[0-9a-f]{12}", item.rater)
+            else dataclasses.replace(item, rater=pseudonym(item.rater)) for item in labels]
 
 
 def marked_html(text: str, query: str, limit: int | None = SHOWN) -> str:

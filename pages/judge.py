@@ -29,14 +29,15 @@ def _state(task_id: str) -> dict:
 
 def _rater(team) -> str | None:
     if team is not None:
-        identity = common.identity()
-        if identity is None:
+        name = common.identity()
+        if name is None:
             st.info("Log in to label: your labels are recorded under your login.")
-        return identity
-    name = st.text_input("Your name (the labels record it)", key=f"{KEY}_rater").strip()
-    if not name:
-        st.info("Type your name to start labelling.")
-        return None
+            return None
+    else:
+        name = st.text_input("Your name (the labels record it)", key=f"{KEY}_rater").strip()
+        if not name:
+            st.info("Type your name to start labelling.")
+            return None
     try:
         parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": name,
                      "at": "2026-01-01T00:00:00Z"}, "your name", None)
@@ -72,12 +73,12 @@ def _skip(task_id: str, pair: TaskPair) -> None:
 
 
 def _undo(task_id: str) -> None:
+    """Back one more pair each time: the last label this session sent is shown again."""
     state = _state(task_id)
     if state["sent"]:
-        last = state["sent"][-1]
+        last = state["sent"].pop()
         state["back"] = (last.query_id, last.doc_id)
-        pair = state["back"]
-        state["skipped"] = [p for p in state["skipped"] if p != pair]
+        state["skipped"] = [p for p in state["skipped"] if p != state["back"]]
 
 
 def _labels(team, task_id: str, view: str) -> list[Label]:
@@ -145,8 +146,10 @@ def _labelling(team, view: str, task, rater: str) -> None:
     task_id = task["task_id"]
     pairs = [TaskPair(r.query_id, r.doc_id, bool(r.sampled))
              for r in common.load("task_pairs", task_id, view).itertuples(index=False)]
-    labels = _labels(team, task_id, view)
-    todo, progress = queue(pairs, labels, rater, float(task["overlap"]), int(task["seed"]))
+    # the publishable views name raters by pseudonym: this person's labels likewise
+    labels = judging.as_seen_in(view, _labels(team, task_id, view))
+    me = judging.as_seen_in(view, [Label("q", "d", rater, "2026-01-01T00:00:00Z", 0)])[0].rater
+    todo, progress = queue(pairs, labels, me, float(task["overlap"]), int(task["seed"]))
     state = _state(task_id)
     error = st.session_state.pop(f"{KEY}_error", None)
     if error:

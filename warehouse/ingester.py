@@ -204,6 +204,10 @@ class Ingester:
             except AlreadyApplied:
                 report.skipped += 1
                 return
+            except judging.TaskNotStored as exc:  # its task may come: left for a later cycle
+                log.info("submission %s left pending: %s", digest[:12], exc)
+                report.skipped += 1
+                return
             except IngestRefused as exc:
                 reason = _located(str(exc), work / "submission", digest)
                 self._quarantine(digest, kind, reason, stamp)
@@ -262,9 +266,11 @@ class Ingester:
             if not self.lease.fresh() and not self.lease.acquire():  # renew when a third old
                 report.standby = f"the lease was taken over by {self.lease.holder}"
                 break
+            done = len(report.applied) + len(report.quarantined)
             self.apply(digest, report)
-            changed = True
-            if time.monotonic() - published > self.publish_every:  # a long batch: show it
+            # a submission left pending (a labels batch whose task is not here) changes nothing
+            changed = changed or len(report.applied) + len(report.quarantined) > done
+            if changed and time.monotonic() - published > self.publish_every:  # show it
                 snapshots.publish(self.db_path, self.snapshots_dir)
                 published, changed, report.published = time.monotonic(), False, True
         if changed or stale:
@@ -312,7 +318,9 @@ class Ingester:
                 time.sleep(poll)
                 continue
             if once:
-                if not self.pending():
+                # done when nothing is pending, or what is left waits (a labels batch whose
+                # task is not here) and this cycle applied nothing
+                if not self.pending() or not (report.applied or report.quarantined):
                     self.lease.release()
                     return 0
                 continue

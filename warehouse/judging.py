@@ -32,6 +32,11 @@ from warehouse.ingest import IngestReport
 Also = Callable[[Connection, bool], None]
 
 
+class TaskNotStored(IngestRefused):
+    """A labels batch names a task the warehouse does not hold (yet): the team ingester
+    leaves it pending, a local ingest refuses it."""
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
@@ -120,7 +125,7 @@ def ingest_labels(path, db_path=None, *, also: Also | None = None) -> IngestRepo
                                 f"{target}: nothing to do", kind="labels", db_path=str(target))
         row = conn.query_one("SELECT tier FROM judging_tasks WHERE task_id = ?", [batch.task_id])
         if row is None:
-            raise IngestRefused(f"{source}: field 'task': judging task {batch.task_id[:12]} is "
+            raise TaskNotStored(f"{source}: field 'task': judging task {batch.task_id[:12]} is "
                                 "not in the warehouse (ingest the task first)",
                                 path=source, field="task")
         tier = row[0]

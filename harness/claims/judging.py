@@ -33,7 +33,7 @@ SCHEMA = 1
 #: bounds on what a task or a batch may hold (both reach the warehouse from a remote party)
 MAX_PAIRS = 100_000
 MAX_TEXT = 1 << 20  #: characters of one query's or document's text
-MAX_BYTES = 512 << 20  #: bytes of one task.json
+MAX_BYTES = 64 << 20  #: bytes of one task.json
 MAX_LABELS = 100_000
 MAX_NAME = 200
 
@@ -94,8 +94,15 @@ def _load(path: Path, what: str, limit: int) -> dict[str, Any]:
         raise FormatError(path, None, None, f"cannot read the {what}: {exc.strerror}") from None
     if size > limit:
         raise FormatError(path, None, None, f"{size} bytes; a {what} holds at most {limit}")
+    def no_constant(name: str) -> None:
+        raise ValueError(f"{name} is not a JSON number")
+
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=no_constant)
+    except OSError as exc:
+        raise FormatError(path, None, None, f"cannot read the {what}: {exc.strerror}") from None
+    except RecursionError:
+        raise FormatError(path, None, None, f"not a {what}: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise FormatError(path, None, None, f"not a JSON {what} ({exc})") from None
     if not isinstance(doc, dict):
@@ -141,17 +148,20 @@ def parse_task(doc: Mapping[str, Any], path: str | Path) -> JudgingTask:
     corpus = doc.get("corpus")
     if not isinstance(corpus, dict):
         raise FormatError(path, None, "corpus", "expected the corpus's licence record")
+    if not isinstance(corpus.get("name"), str) or not corpus["name"]:
+        raise FormatError(path, None, "corpus.name", "expected the corpus's name")
     tier = check_corpus_licence(corpus, str(path), "corpus")
     pool = doc.get("pool")
     if not isinstance(pool, dict) or type(pool.get("depth")) is not int \
-            or not isinstance(pool.get("sha256"), str):
-        raise FormatError(path, None, "pool", "expected the pool's sha256 and depth")
+            or not 1 <= pool["depth"] < 1 << 31 or not isinstance(pool.get("sha256"), str) \
+            or len(pool["sha256"]) > 128:
+        raise FormatError(path, None, "pool", "expected the pool's sha256 and depth (1 or more)")
     overlap: Any = doc.get("overlap")
     seed: Any = doc.get("seed")
     if type(overlap) not in (int, float) or not 0 <= overlap <= 1:
         raise FormatError(path, None, "overlap", f"expected a share in [0, 1], got {overlap!r}")
-    if type(seed) is not int:
-        raise FormatError(path, None, "seed", f"expected an integer, got {seed!r}")
+    if type(seed) is not int or not -(1 << 63) <= seed < 1 << 63:
+        raise FormatError(path, None, "seed", f"expected a 64-bit integer, got {seed!r:.40}")
     raw = doc.get("pairs")
     if not isinstance(raw, list) or not raw or len(raw) > MAX_PAIRS:
         raise FormatError(path, None, "pairs", f"expected 1 to {MAX_PAIRS} pairs")
@@ -160,6 +170,8 @@ def parse_task(doc: Mapping[str, Any], path: str | Path) -> JudgingTask:
         where = f"pairs[{i}]"
         if not isinstance(item, dict):
             raise FormatError(path, None, where, "expected a pair object")
+        if type(item.get("sampled", False)) is not bool:
+            raise FormatError(path, None, f"{where}.sampled", "expected true or false")
         try:
             pair = TaskPair(plain_id(item, "query_id", path, None),
                             plain_id(item, "doc_id", path, None), item.get("sampled") is True)
@@ -190,4 +202,9 @@ def read_labels_batch(path: str | Path) -> LabelBatch:
         raise FormatError(path, None, "labels", f"expected 1 to {MAX_LABELS} labels")
     labels = tuple(parse_label(item, path, None, where=f"labels[{i}].")
                    for i, item in enumerate(raw))
+    seen: set[Label] = set()
+    for i, item in enumerate(labels):
+        if item in seen:
+            raise FormatError(path, None, f"labels[{i}]", "the same label appears twice")
+        seen.add(item)
     return LabelBatch(task, labels)

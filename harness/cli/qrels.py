@@ -82,6 +82,8 @@ def run(args) -> int:
 
 
 def _task(args) -> int:
+    import sys
+
     from harness.claims.judging import TASK_FILE, TaskPair, parse_task, task_document
     from harness.core.atomic import write_files
     from harness.core.canonical import canonical_json, sha256_file
@@ -105,7 +107,12 @@ def _task(args) -> int:
                              "corpus?" + (" (query texts: --queries)" if missing == "query"
                                           else ""))
     src = corpus.source
-    record = {"name": corpus.name, "licence": src.licence, "tier": src.tier,
+    tier = src.tier
+    if args.queries and tier == "A":  # texts from a file whose licence nothing records
+        tier = "B"
+        print(f"tier B: the query texts of --queries {args.queries} carry no licence, so the "
+              "task is internal only", file=sys.stderr)
+    record = {"name": corpus.name, "licence": src.licence, "tier": tier,
               "version": src.version, "sha256": src.sha256,
               "registry_source": src.registry_source, "evidence": src.evidence}
     header = pool.header()

@@ -4,6 +4,7 @@ ingester's signature rule applied to a task as to a run."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -22,8 +23,12 @@ def test_a_task_and_its_labels_are_stored_once(tmp_path):
     assert not ingest_task(tmp_path / "t", db).inserted
     batch = write_labels(tmp_path / "b", task, Label("q1", "d1", "ana", "2026-12-07T09:00:00Z", 2))
     assert ingest_labels(batch, db).inserted and not ingest_labels(batch, db).inserted
-    held = queries.task_judgments(task, "publishable", db_path=db)
+    held = queries.task_judgments(task, "internal", db_path=db)
     assert list(zip(held.rater, held.doc_id, held.label)) == [("ana", "d1", 2)]
+    # the publishable view names the rater by pseudonym: sha256("ana") begins 24d4b96f58da
+    public = queries.task_judgments(task, "publishable", db_path=db)
+    assert list(public.rater) == ["rater-" + hashlib.sha256(b"ana").hexdigest()[:12]]
+    assert set(queries.judging_tasks("publishable", db_path=db).columns) >= {"task_id"}
 
 
 def test_a_batch_of_an_unknown_task_or_a_stray_pair_is_refused(tmp_path):
@@ -60,7 +65,7 @@ def test_a_tier_b_task_and_its_labels_never_reach_the_publishable_snapshot(tmp_p
             assert conn.query_one(f"SELECT count(*) FROM {table}")[0] > 0, table
 
 
-def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_badwrite_labels(tmp_path):
+def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_bad_batch(tmp_path):
     from harness.core.signing import load_trusted_keys
     from harness.core.store import open_store
     from harness.core.submissions import submit
@@ -91,6 +96,32 @@ def test_the_ingester_caps_an_unsigned_task_and_quarantines_a_badwrite_labels(tm
     # the labels of the tier-A task reach the publishable snapshot, at the task's tier
     held = queries.task_judgments(signed, "publishable",
                                   db_path=tmp_path / "snaps" / "publishable.duckdb")
-    assert list(zip(held.rater, held.label)) == [("ana", 1)]
+    assert list(zip(held.rater, held.label)) == [("rater-24d4b96f58da", 1)]
     assert json.loads(json.dumps(list(held.columns))) == ["query_id", "doc_id", "rater", "label",
                                                           "labelled_at"]
+
+
+def test_a_batch_before_its_task_waits_for_it(tmp_path):
+    """The team ingester leaves a batch whose task it lacks pending (never quarantined, no
+    snapshot published for it), and applies it once the task is there."""
+    from harness.core.store import open_store
+    from harness.core.submissions import submit
+    from warehouse.ingester import Ingester
+
+    (tmp_path / "store").mkdir()
+    store = open_store(str(tmp_path / "store"))
+    task = write_task(tmp_path / "t", PUBLIC, "pool")
+    submit(write_labels(tmp_path / "b", task, Label("q1", "d1", "ana",
+                                                     "2026-12-07T09:00:00Z", 2)), store)
+    ingester = Ingester(store, tmp_path / "snaps", {})
+    report = ingester.cycle()
+    assert report.applied == [] and report.quarantined == [] and report.skipped == 1
+    assert not report.published
+    # --once (cron) ends although the batch is still pending
+    assert ingester.run(once=True, poll=0.0, say=lambda line: None) == 0
+    submit(tmp_path / "t", store)
+    applied = ingester.cycle().applied + ingester.cycle().applied  # the task, then its batch
+    assert len(applied) == 2 and ingester.cycle().applied == []
+    held = queries.task_judgments(task, "internal",
+                                  db_path=tmp_path / "snaps" / "internal.duckdb")
+    assert list(zip(held.rater, held.label)) == [("ana", 2)]

@@ -2,7 +2,10 @@
 -- people make on the Judge page (docs/judgments.md).  A task's tier is its corpus's, checked
 -- against the licence record it carries and capped like any submission that no trusted
 -- signature vouches for; its pairs, texts and every label made on it carry that tier, so a
--- tier-B document, or a label of one, never reaches the publishable snapshot.
+-- tier-B document, or a label of one, never reaches the publishable snapshot.  Nor do
+-- people's identities or local paths: the publishable views give each rater as a pseudonym
+-- ('rater-' and the first 12 hex of the sha256 of the identity; a name of that form is
+-- one already, so the publishable snapshot's own view leaves it) and no source path.
 CREATE TABLE judging_tasks (
     task_id     VARCHAR PRIMARY KEY,                  -- sha256 of the canonical task.json
     name        VARCHAR NOT NULL,
@@ -58,7 +61,7 @@ CREATE TABLE judgments (
 );
 
 CREATE VIEW judging_tasks_publishable AS
-SELECT * FROM judging_tasks WHERE tier = 'A';
+SELECT * REPLACE ('' AS source) FROM judging_tasks WHERE tier = 'A';
 
 CREATE VIEW task_pairs_publishable AS
 SELECT p.* FROM task_pairs AS p
@@ -69,11 +72,13 @@ SELECT t.* FROM task_texts AS t
 WHERE t.tier = 'A' AND t.task_id IN (SELECT task_id FROM judging_tasks WHERE tier = 'A');
 
 CREATE VIEW label_batches_publishable AS
-SELECT b.* FROM label_batches AS b
+SELECT b.* REPLACE ('' AS source) FROM label_batches AS b
 WHERE b.tier = 'A' AND b.task_id IN (SELECT task_id FROM judging_tasks WHERE tier = 'A');
 
 CREATE VIEW judgments_publishable AS
-SELECT j.* FROM judgments AS j
+SELECT j.* REPLACE (CASE WHEN j.rater SIMILAR TO 'rater-[0-9a-f]{12}' THEN j.rater
+                         ELSE 'rater-' || left(sha256(j.rater), 12) END AS rater)
+FROM judgments AS j
 WHERE j.tier = 'A' AND j.task_id IN (SELECT task_id FROM judging_tasks WHERE tier = 'A');
 
 -- the team ingester applies judging tasks and labels batches too: the submissions table's

@@ -38,6 +38,12 @@ def test_a_task_reads_back_with_its_pairs_texts_and_tier(tmp_path):
     ({"pairs": [{"query_id": "q1", "doc_id": "d1"}] * 2}, "pairs[1]", "appears twice"),
     ({"documents": {"d1": "x"}}, "documents.d2", "missing"),
     ({"kind": "pool"}, "kind", "judging-task"),
+    # the warehouse's columns: a depth past INTEGER, a seed past BIGINT, no corpus name
+    ({"pool": {"sha256": "0" * 64, "depth": 1 << 40}}, "pool", "depth"),
+    ({"seed": 1 << 70}, "seed", "64-bit"),
+    ({"corpus": {**PUBLIC, "name": None}}, "corpus.name", "name"),
+    ({"pairs": [{"query_id": "q1", "doc_id": "d1", "sampled": "yes"}]}, "pairs[0].sampled",
+     "true or false"),
 ])
 def test_a_bad_task_is_refused_naming_the_field(tmp_path, change, field, words):
     folder = _task(tmp_path, **change)
@@ -45,6 +51,17 @@ def test_a_bad_task_is_refused_naming_the_field(tmp_path, change, field, words):
         read_task(folder)
     assert caught.value.field == field and words in caught.value.message
     assert str(folder / "task.json") in str(caught.value)
+
+
+def test_non_json_numbers_and_deep_nesting_are_refused_located(tmp_path):
+    folder = _task(tmp_path)
+    text = (folder / "task.json").read_text()
+    (folder / "task.json").write_text(text.replace('"seed": 0', '"seed": NaN'))
+    with pytest.raises(FormatError, match="NaN is not a JSON number"):
+        read_task(folder)
+    (folder / "task.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(FormatError, match="nested too deeply|expected a JSON object"):
+        read_task(folder)
 
 
 def test_a_labels_batch_is_checked_label_by_label(tmp_path):
@@ -64,5 +81,11 @@ def test_a_labels_batch_is_checked_label_by_label(tmp_path):
     with pytest.raises(FormatError, match="task id"):
         read_labels_batch(folder)
     doc["task"] = "a" * 64
+    doc["labels"] = [good, good]
+    (folder / "labels.json").write_text(json.dumps(doc))
+    with pytest.raises(FormatError, match="appears twice") as caught:
+        read_labels_batch(folder)
+    assert caught.value.field == "labels[1]"
+    doc["labels"] = [good]
     (folder / "labels.json").write_text(json.dumps(doc))
     assert read_labels_batch(folder).labels[0].label == 2
