@@ -266,7 +266,7 @@ def _judge_ingest(root, db, demo_data):
     inbox = root / "labels inbox"
     judging.write_to_inbox(inbox, task_id, Label("q1", "d1", "ana", judging.now(), 2))
     run_hint(hints.filled(hints.JUDGE_INGEST, INBOX=str(inbox)), root, {})
-    held = queries.task_judgments(task_id, "publishable", db_path=db)
+    held = queries.task_judgments(task_id, "internal", db_path=db)
     assert list(zip(held.rater, held.label)) == [("ana", 2)]
 
 
