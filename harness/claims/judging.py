@@ -94,6 +94,7 @@ def _load(path: Path, what: str, limit: int) -> dict[str, Any]:
         raise FormatError(path, None, None, f"cannot read the {what}: {exc.strerror}") from None
     if size > limit:
         raise FormatError(path, None, None, f"{size} bytes; a {what} holds at most {limit}")
+
     def no_constant(name: str) -> None:
         raise ValueError(f"{name} is not a JSON number")
 
