@@ -17,7 +17,6 @@ import re
 import secrets
 import shutil
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
@@ -39,10 +38,6 @@ def inbox(warehouse: str | os.PathLike[str]) -> Path:
     """Where the single-user page writes its labels batches."""
     configured = os.environ.get(INBOX_ENV)
     return Path(configured) if configured else Path(warehouse).parent / INBOX_NAME
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # undo within a second
 
 
 def _write(folder: Path, task_id: str, labels: Iterable[Label]) -> None:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import common, hints, judging
 from harness.claims.judging import TaskPair
-from harness.claims.labels import GRADES, Label, labels_text, latest, parse_label
+from harness.claims.labels import GRADES, Label, check_rater, labels_text, latest, now
 from harness.judgments.agreement import agreement
 from harness.judgments.queue import queue
 
@@ -39,8 +39,7 @@ def _rater(team) -> str | None:
             st.info("Type your name to start labelling.")
             return None
     try:
-        parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": name,
-                     "at": "2026-01-01T00:00:00Z"}, "your name", None)
+        check_rater(name, "your name", None)
     except ValueError as exc:
         st.error(f"Not a usable name: {exc}")
         return None
@@ -56,7 +55,7 @@ def _send(team, task_id: str, label: Label) -> None:
 
 def _answer(team, task_id: str, pair: TaskPair, rater: str, grade: int) -> None:
     state = _state(task_id)
-    label = Label(pair.query_id, pair.doc_id, rater, judging.now(), grade)
+    label = Label(pair.query_id, pair.doc_id, rater, now(), grade)
     try:
         _send(team, task_id, label)
     except Exception as exc:  # the store or the disk: say so, keep the pair on screen

@@ -14,7 +14,7 @@ is how the Judge page's undo is written.  A skipped pair has no label.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -74,9 +74,7 @@ def _parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
         raise FormatError(path, line, None, f"expected a label object, got {obj!r:.60}")
     query_id = plain_id(obj, "query_id", path, line)
     doc_id = plain_id(obj, "doc_id", path, line)
-    rater = require_field(obj, "rater", path, line)
-    if len(rater) > MAX_RATER or not rater.isprintable() or rater != rater.strip():
-        raise FormatError(path, line, "rater", f"not a usable name: {rater[:60]!r}")
+    rater = check_rater(require_field(obj, "rater", path, line), path, line)
     value = obj.get("label")
     if type(value) is not int or value not in GRADES:
         raise FormatError(path, line, "label", f"expected one of {sorted(GRADES)} (scale "
@@ -85,6 +83,20 @@ def _parse_label(obj: Any, path: str | Path, line: int | None) -> Label:
     if scale != SCALE:
         raise FormatError(path, line, "scale", f"expected {SCALE!r}, got {scale!r}")
     return Label(query_id, doc_id, rater, check_time(obj.get("at"), path, line), value)
+
+
+def check_rater(rater: str, path: str | Path, line: int | None) -> str:
+    """``rater`` if it is a usable name (printable, no outer spaces, at most
+    :data:`MAX_RATER` characters); else a located error."""
+    if len(rater) > MAX_RATER or not rater.isprintable() or rater != rater.strip():
+        raise FormatError(path, line, "rater", f"not a usable name: {rater[:60]!r}")
+    return rater
+
+
+def now() -> str:
+    """The current UTC time as a label records it (microseconds: an undo a moment later
+    is still later)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def plain_id(obj: dict[str, Any], name: str, path: str | Path, line: int | None) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 
 HELP = "label a pool's (query, document) pairs in the terminal: your queue, 0-3, skip, undo"
 
@@ -35,15 +34,14 @@ def run(args) -> int:
     from harness.core.outputs import check_file, first_line_has
     from harness.core.tiers import rank
     from harness.judgments.judge import load_texts
-    from harness.claims.labels import GRADES, Label, labels_text, parse_label, read_labels
+    from harness.claims.labels import GRADES, Label, check_rater, labels_text, now, read_labels
     from harness.judgments.marking import segments
     from harness.judgments.pool import read_pool
     from harness.judgments.queue import OVERLAP, queue
 
     out = check_file(args.out, recognise=first_line_has(b'"rater"', b'"label"'), what="labels file",
                      inputs=[("--pool", args.pool), *(("--others", o) for o in args.others)])
-    parse_label({"query_id": "q", "doc_id": "d", "label": 0, "rater": args.rater,
-                 "at": "2026-01-01T00:00:00Z"}, "--rater", None)
+    check_rater(args.rater, "--rater", None)
     pool = read_pool(args.pool)
     corpus, query_texts, doc_texts = load_texts(args.corpus, args.queries)
     if rank(corpus.source.tier) > rank(args.max_tier):
@@ -91,8 +89,7 @@ def run(args) -> int:
             return 0
         answer = answer.strip().lower()
         if answer in {str(k) for k in GRADES}:
-            at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            session.append(Label(pair.query_id, pair.doc_id, args.rater, at, int(answer)))
+            session.append(Label(pair.query_id, pair.doc_id, args.rater, now(), int(answer)))
             save()
         elif answer == "s":
             skipped.add((pair.query_id, pair.doc_id))

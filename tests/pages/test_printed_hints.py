@@ -257,14 +257,14 @@ def _judge_ingest(root, db, demo_data):
     """The single-user page's inbox (a labels batch as the page writes it), applied."""
     from tests.pages.judge_fixture import PUBLIC, write_task
     from dashboard import judging
-    from harness.claims.labels import Label
+    from harness.claims.labels import Label, now
     from warehouse import queries
     from warehouse.judging import ingest_task
 
     task_id = write_task(root / "task", PUBLIC, "public pool")
     ingest_task(root / "task", db)
     inbox = root / "labels inbox"
-    judging.write_to_inbox(inbox, task_id, Label("q1", "d1", "ana", judging.now(), 2))
+    judging.write_to_inbox(inbox, task_id, Label("q1", "d1", "ana", now(), 2))
     run_hint(hints.filled(hints.JUDGE_INGEST, INBOX=str(inbox)), root, {})
     held = queries.task_judgments(task_id, "internal", db_path=db)
     assert list(zip(held.rater, held.label)) == [("ana", 2)]
