@@ -1,5 +1,4 @@
-import sys
-
 from harness.cli import main
+from harness.core.commands import process_main
 
-sys.exit(main())
+process_main(main)

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from harness.claims import base as b
+from harness.claims.metrics import COMPARISONS_JSON
 from harness.claims.metrics import run_id as metrics_run_id
 from harness.core.measures import delta_range, measure_range
 from harness.core.tiers import at_least_as_restrictive, most_restrictive_tier
@@ -174,7 +175,7 @@ class ComparisonsClaim(b.Claim):
     #: 2: ``delta_lower`` / ``delta_upper`` are the test's own interval at the verdict's Holm
     #: level; the bootstrap interval moved to ``unadjusted_lower`` / ``unadjusted_upper``
     SCHEMA_VERSION: ClassVar[int] = 2
-    RESULTS_FILE: ClassVar[str] = "comparisons.json"
+    RESULTS_FILE: ClassVar[str] = COMPARISONS_JSON
     TABLES: ClassVar[Mapping[str, b.Columns]] = {"comparisons": COLUMNS}
 
     control: Mapping[str, Any]

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Mapping
 
 from harness.claims import base as b
+from harness.claims.metrics import INTERVALS_JSON
 from harness.claims.metrics import run_id as metrics_run_id
 from harness.core.measures import measure_range
 
@@ -28,7 +29,7 @@ ROW_FIELDS = ("corpus", "tier", "query_class", "measure", "estimate", "lower", "
 @dataclasses.dataclass(frozen=True)
 class IntervalsClaim(b.Claim):
     KIND: ClassVar[str] = "intervals"
-    RESULTS_FILE: ClassVar[str] = "intervals.json"
+    RESULTS_FILE: ClassVar[str] = INTERVALS_JSON
     TABLES: ClassVar[Mapping[str, b.Columns]] = {"intervals": COLUMNS}
 
     run_id: str

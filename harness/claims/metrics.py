@@ -47,6 +47,11 @@ QRELS = "qrels.jsonl"
 QUERIES = "queries.jsonl"
 CALIBRATION_JSONL = "calibration.jsonl"
 RUNINFO = "runinfo.json"
+#: the statistics ``harness intervals`` adds to a results directory later (the
+#: ``RESULTS_FILE`` of :class:`~harness.claims.intervals.IntervalsClaim` and of
+#: :class:`~harness.claims.comparisons.ComparisonsClaim`)
+INTERVALS_JSON = "intervals.json"
+COMPARISONS_JSON = "comparisons.json"
 #: files of a results directory the claim pins when they are present
 PINNED_FILES = (PER_QUERY, RANKINGS, QRELS, QUERIES, CALIBRATION_JSONL)
 

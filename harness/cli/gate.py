@@ -82,7 +82,7 @@ def _results_stream(args):
 
 
 def _qrels_stream(args):
-    from harness.cli.score import read_query_classes
+    from harness.evaluation.inputs import read_query_classes
     from harness.core.formats import read_qrels, read_run
     from harness.core.measures import resolve
     from harness.core.tiers import declared_tier

@@ -6,13 +6,12 @@ import time
 from pathlib import Path
 
 from harness.core.canonical import sha256_file
+from harness.core.commands import leave_to_exit
 from harness.cli import add_licence_arguments, corpus_name_of
 from harness.core.formats import gc_paused, read_qrels, read_run_columns
 from harness.core.measures import DEFAULT_MEASURES, resolve
 from harness.cli.ingest import add_warehouse_arguments, ingest_run
-from harness.evaluation.inputs import read_query_classes, read_query_texts
 from harness.evaluation.judged import DEPTH
-from harness.evaluation.unjudged import coverage
 from harness.evaluation.scored_run import KEEP_RANKINGS, score_run
 
 HELP = "score a run file against qrels (trec_eval -c semantics, ties normalised)"
@@ -76,8 +75,8 @@ def _score(args) -> int:
     resolve(args.measures)
     judgements = version.judgements if version else read_qrels(args.qrels).judgements
     run_docs = read_run_columns(args.run)
-    classes = read_query_classes(args.query_classes) if args.query_classes else {}
-    texts = read_query_texts(args.queries) if args.queries else None
+    classes = _query_classes(args.query_classes) if args.query_classes else {}
+    texts = _query_texts(args.queries) if args.queries else None
     scored = score_run(
         judgements, run_docs, args.measures, corpus=corpus,
         control_name=args.control_name or Path(args.out).name,
@@ -94,7 +93,20 @@ def _score(args) -> int:
     for line in summary_notes(scored, args, from_stem):
         print(line)
     ingest_run(out, args)
+    leave_to_exit(judgements, run_docs, scored)  # freed by the exit, not one by one
     return 0
+
+
+def _query_classes(path: str) -> dict[str, str]:
+    from harness.evaluation.inputs import read_query_classes  # only when given
+
+    return read_query_classes(path)
+
+
+def _query_texts(path: str) -> dict[str, str]:
+    from harness.evaluation.inputs import read_query_texts  # only when given
+
+    return read_query_texts(path)
 
 
 def _version_tier(args, version) -> str | None:
@@ -117,8 +129,10 @@ def _unjudged(args) -> int:
         if getattr(args, name) is not None:
             raise ValueError(f"--{name.replace('_', '-')} needs --qrels: an unjudged run has no "
                              "scores to write")
+    from harness.evaluation.unjudged import coverage
+
     run_docs = read_run_columns(args.run)
-    queries = sorted(read_query_texts(args.queries)) if args.queries else None
+    queries = sorted(_query_texts(args.queries)) if args.queries else None
     cover = coverage(run_docs, queries, None, preserve_order=args.preserve_order)
     source = f"the query file {args.queries}" if args.queries else "the run"
     print(f"unjudged: no qrels given; the query set is {source}'s")

@@ -190,9 +190,23 @@ def _float_texts(values: Sequence[float]) -> list[str]:
 
     ``"%.10f"`` rounds exactly as ``round(v, 10)`` does (both are correctly rounded), and
     without its trailing zeros it is ``repr`` of the rounded value wherever :data:`_SHORT`
-    holds; any other value (tiny, large, non-finite) takes :func:`canonical_float`.
+    holds.  A column of finite values with 1e-4 <= |v| < 99999 and a nonzero fraction
+    (most scores) loses its zeros text by text; any other column takes
+    :func:`_stripped_texts`.
     """
-    text = "\n" + (_FIXED_LINE * len(values)) % tuple(values)
+    body = (_FIXED_LINE * len(values)) % tuple(values)
+    if ("0.0000" in body or ".0000000000\n" in body or "n" in body  # tiny, zero, whole, inf, nan
+            or not (max(values) < 99999.0 and min(values) > -99999.0)):
+        return _stripped_texts("\n" + body, values)
+    texts = list(map(str.rstrip, body.split("\n"), repeat("0")))
+    texts.pop()  # the empty text after the last newline
+    return texts
+
+
+def _stripped_texts(text: str, values: Sequence[float]) -> list[str]:
+    """The texts of :func:`_float_texts` from ``text`` ("\n" then each value's
+    ``"%.10f\n"``): trailing zeros taken off the whole text, then each text that is not
+    :data:`_SHORT` (tiny, large or not finite) replaced by :func:`canonical_float`."""
     for zeros in _ZERO_RUNS:  # 8 + 4 + 2 + 1: up to all ten trailing zeros of a line
         text = text.replace(zeros, "\n")
     text = text.replace(".\n", ".0\n")
@@ -455,38 +469,44 @@ def _rows_text(merged: list[str | list[str]], n: int) -> str:
 
 def _by_group(names: Sequence[str], given: Sequence[Any], groups: list[int]) -> str:
     """JSONL text of rows whose columns are given per row, per group (:class:`Grouped`) or
-    as :data:`RANKS`: each group's rows from the texts of its own values."""
-    kinds: list[tuple[str, Any]] = []  # ("key" | "group" | "rank" | "row", texts)
+    as :data:`RANKS`: each per-group value formatted once, with the keys beside it."""
+    # pieces: a str (the same in every row), ("group", one text per group), ("rank", the
+    # text of rank 1, 2, ...) or ("row", one text per row); keys and per-group texts that
+    # meet are joined per group first, so each row is assembled from few pieces
+    pieces: list[Any] = []
     for i, (name, values) in enumerate(zip(names, given)):
-        kinds.append(("key", ("{" if i == 0 else ",") + _encode_str(name) + ":"))
+        key = ("{" if i == 0 else ",") + _encode_str(name) + ":"
         if values is RANKS:
-            kinds.append(("rank", _ints(list(range(1, max(groups) + 1)))))
+            column: tuple[str, list[str]] = ("rank", _ints(list(range(1, max(groups) + 1))))
         elif isinstance(values, Grouped):
-            kinds.append(("group", _column(list(values))))
+            column = ("group", _column(list(values)))
         else:
-            kinds.append(("row", _column(values)))
-    kinds.append(("key", "}\n"))
-    for i in range(len(kinds) - 1):  # a rank's text takes the key after it: one piece less a row
-        if kinds[i][0] == "rank" and kinds[i + 1][0] == "key":
-            kinds[i] = ("rank", [text + kinds[i + 1][1] for text in kinds[i][1]])
-            kinds[i + 1] = ("key", "")
-    out: list[str] = []
-    start = 0
-    for g, n in enumerate(groups):
-        pieces: list[str | list[str]] = []
-        for kind, texts in kinds:
-            if kind == "key":
-                if texts:
-                    pieces.append(texts)
-            elif kind == "group":
-                pieces.append(texts[g])
-            elif kind == "rank":
-                pieces.append(texts[:n])
-            else:
-                pieces.append(texts[start:start + n])
-        out.append(_rows_text(_merged(pieces), n))
-        start += n
-    return "".join(out)
+            column = ("row", _column(values))
+        pieces += [key, column]
+    pieces.append("}\n")
+    merged: list[Any] = []
+    for piece in pieces:
+        last = merged[-1] if merged else None
+        if isinstance(piece, str) and isinstance(last, str):
+            merged[-1] = last + piece
+        elif isinstance(piece, str) and isinstance(last, tuple) and last[0] in ("group", "rank"):
+            merged[-1] = (last[0], [text + piece for text in last[1]])  # the key after it
+        elif isinstance(piece, tuple) and piece[0] == "group" and isinstance(last, str):
+            merged[-1] = ("group", [last + text for text in piece[1]])  # the key before it
+        else:
+            merged.append(piece)
+    per_row: list[Any] = []
+    for piece in merged:
+        if isinstance(piece, str) or piece[0] == "row":
+            per_row.append(piece if isinstance(piece, str) else piece[1])
+        elif piece[0] == "group":
+            texts = piece[1]
+            per_row.append(texts[0] if texts.count(texts[0]) == len(texts) else
+                           list(chain.from_iterable(map(repeat, texts, groups))))
+        else:  # ranks: 1 .. n of each group
+            per_row.append(list(chain.from_iterable(map(piece[1].__getitem__,
+                                                        map(slice, repeat(0), groups)))))
+    return _rows_text(_merged(per_row), sum(groups))
 
 
 def _from_columns(rows: Columns) -> str:

@@ -24,29 +24,39 @@ import json
 import logging
 import os
 import platform
-import socket
 from pathlib import Path
 from typing import Any, Mapping
 
-from harness.claims import ComparisonsClaim, IntervalsClaim
-from harness.claims.metrics import (METRICS_JSON, METRICS_MD, PER_QUERY, PINNED_FILES, RANKINGS,
-                                    RUNINFO, MetricsClaim, check_per_query_row, validate_metrics)
+from harness.claims.metrics import (COMPARISONS_JSON, INTERVALS_JSON, METRICS_JSON, METRICS_MD,
+                                    PER_QUERY, PINNED_FILES, RANKINGS, RUNINFO, MetricsClaim,
+                                    check_per_query_row, validate_metrics)
 from harness.core.atomic import replace_directory
 from harness.core.canonical import Parts, canonical_parts, joined, sha256_text, text_slices
 from harness.core.outputs import MARKER, OutputFailed, check_directory, marker_files, marker_text
 from harness.core.signing import SIGNATURE_FILE, sign_texts
 
-INTERVALS_JSON, COMPARISONS_JSON = IntervalsClaim.RESULTS_FILE, ComparisonsClaim.RESULTS_FILE
-
 log = logging.getLogger(__name__)
 
 def host_info() -> dict:
+    """The machine a run was made on (runinfo.json, never the claim)."""
     return {
-        "hostname": socket.gethostname(),
-        "platform": platform.platform(),
+        "hostname": platform.node(),
+        "platform": host_platform(),
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
     }
+
+
+def host_platform() -> str:
+    """``platform.platform()`` less the processor field, which costs a ``uname -p``
+    process on Linux (a run's host record need not): system, release, machine and, on
+    Linux, the C library (``Linux-6.1.0-x86_64-with-glibc2.36``)."""
+    system, release, machine = platform.system(), platform.release(), platform.machine()
+    parts = [system, release, machine]
+    if system == "Linux":
+        name, version = platform.libc_ver()
+        parts += ["with", name + version] if name else []
+    return "-".join(part.strip().replace(" ", "_") for part in parts if part.strip())
 
 
 #: claim files other commands add to a results directory later (``harness intervals``) and
