@@ -129,14 +129,16 @@ def leave_to_exit(*objects: object) -> None:
 def process_main(main: Callable[[], int]) -> NoReturn:
     """Run ``main`` as the whole process and exit with its code.
 
-    When the command left objects to the exit (:func:`leave_to_exit`) and no other thread
-    runs, the process ends as the interpreter would, less the freeing: stdout and stderr
-    flushed, every ``atexit`` handler run (logging's among them), then ``os._exit``.  A
-    flush that fails takes the interpreter's own exit, which reports it."""
+    When the command left objects to the exit (:func:`leave_to_exit`), no other thread runs
+    and no profiler or tracer watches (``python -m cProfile`` writes its report after the
+    script returns), the process ends as the interpreter would, less the freeing: stdout and
+    stderr flushed, every ``atexit`` handler run (logging's among them), then ``os._exit``.
+    A flush that fails takes the interpreter's own exit, which reports it."""
     global _left
     _left = []
     code = main()
-    if _left and threading.active_count() == 1:
+    if (_left and threading.active_count() == 1 and sys.getprofile() is None
+            and sys.gettrace() is None):
         try:
             sys.stdout.flush()
             sys.stderr.flush()

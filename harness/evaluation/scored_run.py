@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from itertools import chain, repeat
+from itertools import chain
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from harness.claims.metrics import METRICS_JSON, QRELS, QUERIES, MetricsClaim
-from harness.core.canonical import Columns, canonical_lines
+from harness.core.canonical import Columns, Grouped, canonical_lines
 from harness.core.markdown import md_escape
 from harness.core.measures import reported, resolve
 from harness.core.tiers import UNKNOWN_LICENCE, declared_tier
@@ -42,18 +42,19 @@ def relevance_policy(binary: bool) -> dict:
 def qrels_rows(judgements: Mapping[str, Mapping[str, int]], meta: Mapping[str, QueryMeta],
                tiers: Mapping[str, str]) -> Columns:
     """The judgements a run was scored with, one row per (query, document), sorted; labels
-    as given (negative ones included).  A query without any judgement has no row."""
-    order = sorted(judgements, key=lambda q: (meta[q].corpus, q))
+    as given (negative ones included).  A query without any judgement has no row.  Corpus,
+    tier and query id are given once per query (:class:`Grouped`), and so written once."""
+    order = sorted((q for q in judgements if judgements[q]), key=lambda q: (meta[q].corpus, q))
     docs = [sorted(judgements[q]) for q in order]
-    sizes = list(map(len, docs))
     corpora = [meta[q].corpus for q in order]
     return Columns({
-        "corpus": list(chain.from_iterable(map(repeat, corpora, sizes))),
-        "tier": list(chain.from_iterable(map(repeat, map(tiers.__getitem__, corpora), sizes))),
-        "query_id": list(chain.from_iterable(map(repeat, order, sizes))),
+        "corpus": Grouped(corpora),
+        "tier": Grouped(map(tiers.__getitem__, corpora)),
+        "query_id": Grouped(order),
         "doc_id": list(chain.from_iterable(docs)),
-        "relevance": [int(judgements[q][d]) for q, ids in zip(order, docs) for d in ids],
-    })
+        "relevance": list(map(int, chain.from_iterable(
+            map(judgements[q].__getitem__, ids) for q, ids in zip(order, docs)))),
+    }, groups=list(map(len, docs)))
 
 
 def qrels_text(judgements, meta, tiers) -> str:
