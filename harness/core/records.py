@@ -35,6 +35,31 @@ class RankedDocs(NamedTuple):
     scores: list[float]
 
 
+class RunColumns(dict[str, RankedDocs]):
+    """``query_id -> RankedDocs`` as a run reader returns them, holding beside each list the
+    ``{doc_id: score}`` the reader built to find a repeated document: the form the scorer
+    hands trec_eval, so it is not built a second time (:meth:`mapping`)."""
+
+    __slots__ = ("_mappings",)
+
+    def __init__(self, lists: dict[str, RankedDocs],
+                 mappings: dict[str, dict[str, float]]) -> None:
+        super().__init__(lists)
+        self._mappings = {q: (lists[q], pairs) for q, pairs in mappings.items()}
+
+    def mapping(self, query_id: str) -> dict[str, float] | None:
+        """``{doc_id: score}`` of this query's list in its order, when the list is still
+        the one read (the same object, its ids and scores unchanged); else None."""
+        entry = self._mappings.get(query_id)
+        docs = self.get(query_id)
+        if entry is None or entry[0] is not docs:
+            return None
+        pairs = entry[1]
+        if list(pairs) != docs.doc_ids or list(pairs.values()) != docs.scores:
+            return None
+        return pairs
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One indexed unit: a speaker turn (or part of a long one), a digest, or a document.

@@ -162,12 +162,15 @@ def normalise(docs, preserve_order, query_id, cache) -> list[tuple[str, float]]:
     return _order(pairs, cache)
 
 
-def as_dict(docs, query_id) -> dict | None:
+def as_dict(docs, query_id, read: dict | None = None) -> dict | None:
     """``docs`` as ``{doc_id: score}`` where that changes nothing: a non-empty dict, or a
     list of this query's ScoredDocs with distinct ids (what the run readers return); else
-    None, and the list takes the checked path."""
+    None, and the list takes the checked path.  ``read``: the mapping the run reader built
+    for this very list (:meth:`~harness.core.records.RunColumns.mapping`), used as it is."""
     if type(docs) is dict:
         return docs or None
+    if read:
+        return read
     if type(docs) is RankedDocs:
         pairs = dict(zip(docs.doc_ids, docs.scores))
         return pairs if pairs and len(pairs) == len(docs.doc_ids) == len(docs.scores) else None

@@ -37,7 +37,7 @@ from operator import itemgetter
 from typing import Iterable, Mapping, Sequence
 
 from harness.core.measures import JUDGED, resolve
-from harness.core.records import RankedDocs
+from harness.core.records import RankedDocs, RunColumns
 from harness.evaluation.engine import ENGINE_NAME, relevance_evaluator
 from harness.evaluation.judged import DEPTH as JUDGED_DEPTH
 from harness.evaluation.judged import judged_values, top_ids
@@ -178,7 +178,9 @@ def score(
     as_dicts: dict[str, dict] = {}
     unanswered: list[str] = []
     if not preserve_order:
-        as_dicts = {q: d for q in judgeable if (d := as_dict(run.get(q), q)) is not None}
+        read = run.mapping if isinstance(run, RunColumns) else lambda q: None
+        as_dicts = {q: d for q in judgeable
+                    if (d := as_dict(run.get(q), q, read(q))) is not None}
         untied = untied_lists(as_dicts, descending)
     for query_id in judgeable:
         docs = run.get(query_id)

@@ -8,7 +8,7 @@ from operator import add, eq, lt, ne, sub
 
 from harness.core.formats.base import FilePath, FormatError
 from harness.core.formats.columns import _ranks
-from harness.core.records import RankedDocs, ScoredDoc
+from harness.core.records import RankedDocs, RunColumns, ScoredDoc
 
 def _add_scored(run: dict[str, list[ScoredDoc]], seen: dict[tuple[str, str], int], path: FilePath,
                 line: int, query_id: str, doc_id: str, score: float) -> None:
@@ -71,8 +71,9 @@ class _RunBlocks:
         self.refused = False  # a run holds a document twice, or a rank is not read
         self._firsts: list[int] = []  # each run's first rank, while the ranks count
         self._last: str | None = None  # the query of the last run so far, its documents,
-        self._docs: set[str] = set()  # and the rank its next line needs (if counting)
+        self._docs: dict[str, float] = {}  # and the rank its next line needs (if counting)
         self._next = 0
+        self.mappings: list[dict[str, float]] = []  # each run's {doc_id: score}, by start
 
     def add(self, query_ids: list[str], doc_ids: list[str], scores: list[float],
             rank_texts: list[str] | None = None) -> None:
@@ -82,12 +83,18 @@ class _RunBlocks:
         sizes = list(map(sub, ends, starts))
         last = self._last
         goes_on = query_ids[0] == last  # the last run of the block before goes on
-        runs = list(map(set, map(doc_ids.__getitem__, map(slice, starts, ends))))
+        slices = list(map(slice, starts, ends))
+        # each run's {doc_id: score}: a repeated document makes it shorter than the run (and
+        # it is the dict the scorer hands trec_eval, RunColumns.mapping)
+        runs = list(map(dict, map(zip, map(doc_ids.__getitem__, slices),
+                                  map(scores.__getitem__, slices))))
         heads = list(map(query_ids.__getitem__, starts))
         carried = len(self._docs) if goes_on else 0
         if goes_on and last is not None:
-            runs[0] |= self._docs
+            runs[0] = self._docs | runs[0]
             heads[0] = last
+            self.mappings.pop()
+        self.mappings += runs
         if list(map(len, runs)) != [sizes[0] + carried, *islice(sizes, 1, None)]:
             self.refused = True
         if rank_texts is not None:
@@ -138,8 +145,9 @@ class _RunBlocks:
                 compress(count(1), map(lt, islice(ranks, 1, None), ranks))) <= set(starts)):
             bounds = list(zip(starts, [*starts[1:], len(query_ids)]))
             if docs is None:
-                return {query_ids[a]: RankedDocs(self.doc_ids[a:b], self.scores[a:b])
-                        for a, b in bounds}
+                lists = {query_ids[a]: RankedDocs(self.doc_ids[a:b], self.scores[a:b])
+                         for a, b in bounds}
+                return RunColumns(lists, dict(zip(lists, self.mappings)))
             return {query_ids[a]: docs[a:b] for a, b in bounds}
         if docs is None or len(set(zip(query_ids, self.doc_ids))) != len(query_ids):
             return None
