@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import shutil
 from pathlib import Path
 from typing import Callable, Sequence
@@ -27,7 +26,7 @@ log = logging.getLogger(__name__)
 def temporary(path: Path, kind: str = "tmp") -> Path:
     """A fresh sibling name for ``path`` (``.NAME.KIND-PID-TOKEN``: the pid first, see
     :func:`recover_stale`)."""
-    return path.with_name(f".{path.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}")
+    return path.with_name(f".{path.name}.{kind}-{os.getpid()}-{os.urandom(4).hex()}")
 
 
 def _keep(path: Path) -> Path | None:
