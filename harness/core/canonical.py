@@ -196,7 +196,8 @@ def _float_texts(values: Sequence[float]) -> list[str]:
     """
     body = (_FIXED_LINE * len(values)) % tuple(values)
     if ("0.0000" in body or ".0000000000\n" in body or "n" in body  # tiny, zero, whole, inf, nan
-            or not (max(values) < 99999.0 and min(values) > -99999.0)):
+            or not (len(body) == 13 * len(values)  # each "d.dddddddddd\n": 0 <= v < 10
+                    or max(values) < 99999.0 and min(values) > -99999.0)):
         return _stripped_texts("\n" + body, values)
     texts = list(map(str.rstrip, body.split("\n"), repeat("0")))
     texts.pop()  # the empty text after the last newline

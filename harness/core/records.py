@@ -38,26 +38,27 @@ class RankedDocs(NamedTuple):
 class RunColumns(dict[str, RankedDocs]):
     """``query_id -> RankedDocs`` as a run reader returns them, holding beside each list the
     ``{doc_id: score}`` the reader built to find a repeated document: the form the scorer
-    hands trec_eval, so it is not built a second time (:meth:`mapping`)."""
+    hands trec_eval, so it is not built a second time (:meth:`take_mappings`)."""
 
     __slots__ = ("_mappings",)
 
     def __init__(self, lists: dict[str, RankedDocs],
                  mappings: dict[str, dict[str, float]]) -> None:
         super().__init__(lists)
-        self._mappings = {q: (lists[q], pairs) for q, pairs in mappings.items()}
+        self._mappings = mappings
 
-    def mapping(self, query_id: str) -> dict[str, float] | None:
-        """``{doc_id: score}`` of this query's list in its order, when the list is still
-        the one read (the same object, its ids and scores unchanged); else None."""
-        entry = self._mappings.get(query_id)
-        docs = self.get(query_id)
-        if entry is None or entry[0] is not docs:
-            return None
-        pairs = entry[1]
-        if list(pairs) != docs.doc_ids or list(pairs.values()) != docs.scores:
-            return None
-        return pairs
+    def take_mappings(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}`` for each list still as it was read (its ids and
+        scores in the same order), handed over once: this run no longer holds them, so they
+        live no longer than the scorer does (a later scoring builds its own)."""
+        mappings, self._mappings = self._mappings, {}
+        taken = {}
+        for query_id, pairs in mappings.items():
+            docs = self.get(query_id)
+            if (type(docs) is RankedDocs and list(pairs) == docs.doc_ids
+                    and list(pairs.values()) == docs.scores):
+                taken[query_id] = pairs
+        return taken
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def as_dict(docs, query_id, read: dict | None = None) -> dict | None:
     """``docs`` as ``{doc_id: score}`` where that changes nothing: a non-empty dict, or a
     list of this query's ScoredDocs with distinct ids (what the run readers return); else
     None, and the list takes the checked path.  ``read``: the mapping the run reader built
-    for this very list (:meth:`~harness.core.records.RunColumns.mapping`), used as it is."""
+    for this very list (:meth:`~harness.core.records.RunColumns.take_mappings`), used as it is."""
     if type(docs) is dict:
         return docs or None
     if read:

@@ -8,7 +8,7 @@ Computing is separate from presenting (ranx's lesson): :func:`build_rows` and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain
 from operator import itemgetter
 from typing import Mapping, Sequence
 
@@ -87,26 +87,22 @@ def per_query_rows(result: ScoreResult, meta: Mapping[str, QueryMeta],
     """One row per scored query x measure, sorted by (corpus, query_id, measure order).
 
     Built as columns (:class:`~harness.core.canonical.Columns`, a sequence of dicts to its
-    readers): a million queries x 12 measures would otherwise be 12 million dicts."""
+    readers): a million queries x 12 measures would otherwise be 12 million dicts.  What
+    belongs to the query (corpus, tier, class, id, answered) is given once per query."""
     unanswered = set(result.queries_unanswered)
     order = sorted(result.per_query, key=lambda q: (meta[q].corpus, q))
     measures = list(result.measures)
-    k = len(measures)
-
-    def each(values):
-        return list(chain.from_iterable(map(repeat, values, repeat(k))))
-
     corpora = [meta[q].corpus for q in order]
     per_query = result.per_query
     return Columns({
-        "corpus": each(corpora),
-        "tier": each(tiers[c] for c in corpora),
-        "query_class": each(meta[q].query_class for q in order),
-        "query_id": each(order),
+        "corpus": Grouped(corpora),
+        "tier": Grouped(tiers[c] for c in corpora),
+        "query_class": Grouped(meta[q].query_class for q in order),
+        "query_id": Grouped(order),
         "measure": measures * len(order),
         "value": [per_query[q][m] for q in order for m in measures],
-        "answered": each(q not in unanswered for q in order),
-    })
+        "answered": Grouped(q not in unanswered for q in order),
+    }, groups=[len(measures)] * len(order))
 
 
 def ranking_rows(result: ScoreResult, meta: Mapping[str, QueryMeta]) -> Columns:

@@ -178,9 +178,10 @@ def score(
     as_dicts: dict[str, dict] = {}
     unanswered: list[str] = []
     if not preserve_order:
-        read = run.mapping if isinstance(run, RunColumns) else lambda q: None
+        read = run.take_mappings() if isinstance(run, RunColumns) else {}
         as_dicts = {q: d for q in judgeable
-                    if (d := as_dict(run.get(q), q, read(q))) is not None}
+                    if (d := as_dict(run.get(q), q, read.get(q))) is not None}
+        del read
         untied = untied_lists(as_dicts, descending)
     for query_id in judgeable:
         docs = run.get(query_id)

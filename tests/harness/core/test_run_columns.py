@@ -19,9 +19,11 @@ def test_the_reader_keeps_each_lists_mapping_in_file_order(tmp_path):
     run = _run(tmp_path, ["q1 Q0 b 1 0.9 t\n", "q1 Q0 a 2 0.5 t\n", "q2 Q0 c 1 0.3 t\n"])
     assert isinstance(run, RunColumns)
     assert run["q1"] == RankedDocs(["b", "a"], [0.9, 0.5])
-    assert list(run.mapping("q1").items()) == [("b", 0.9), ("a", 0.5)]
-    assert run.mapping("q2") == {"c": 0.3}
-    assert run.mapping("q9") is None
+    taken = run.take_mappings()
+    assert list(taken) == ["q1", "q2"]
+    assert list(taken["q1"].items()) == [("b", 0.9), ("a", 0.5)]
+    assert taken["q2"] == {"c": 0.3}
+    assert run.take_mappings() == {}  # handed over once
 
 
 def test_a_list_spanning_read_blocks_has_one_mapping(tmp_path, monkeypatch):
@@ -30,17 +32,18 @@ def test_a_list_spanning_read_blocks_has_one_mapping(tmp_path, monkeypatch):
     monkeypatch.setattr(base, "_TEXT_BLOCK", 64)  # a few lines a block
     lines = [f"q1 Q0 d{i} {i + 1} {1 - i / 100} t\n" for i in range(40)]
     run = _run(tmp_path, lines + ["q2 Q0 x 1 0.5 t\n"])
-    assert list(run.mapping("q1")) == [f"d{i}" for i in range(40)]
-    assert run.mapping("q2") == {"x": 0.5}
+    taken = run.take_mappings()
+    assert list(taken["q1"]) == [f"d{i}" for i in range(40)]
+    assert taken["q2"] == {"x": 0.5}
 
 
 def test_a_list_changed_after_reading_has_no_mapping(tmp_path):
     run = _run(tmp_path, ["q1 Q0 b 1 0.9 t\n", "q1 Q0 a 2 0.5 t\n", "q2 Q0 c 1 0.3 t\n"])
     run["q1"].scores[0] = 0.1  # changed in place
-    run["q2"] = RankedDocs(["c"], [0.3])  # replaced by an equal list: not the one read
-    assert run.mapping("q1") is None and run.mapping("q2") is None
+    run["q2"] = RankedDocs(["c", "e"], [0.3, 0.2])  # replaced by another list
+    assert run.take_mappings() == {}
     # and the scorer then builds its own from the list as it now is
-    assert ordering.as_dict(run["q1"], "q1", run.mapping("q1")) == {"b": 0.1, "a": 0.5}
+    assert ordering.as_dict(run["q1"], "q1", None) == {"b": 0.1, "a": 0.5}
 
 
 def test_scoring_the_reader_columns_equals_scoring_a_plain_copy(tmp_path, monkeypatch):
@@ -61,3 +64,6 @@ def test_scoring_the_reader_columns_equals_scoring_a_plain_copy(tmp_path, monkey
     assert built == [True] * 5
     assert from_reader.per_query == plain.per_query
     assert dict(from_reader.rankings.items()) == dict(plain.rankings.items())
+    built.clear()
+    again = score(qrels, run, measures, keep_rankings=10)  # the mappings were handed over
+    assert built == [True] * 5 and again.per_query == plain.per_query
