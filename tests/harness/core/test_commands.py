@@ -92,3 +92,22 @@ def test_harness_score_as_a_process_writes_its_directory_and_prints_its_table(tm
     assert "| 0.7500 |" in done.stdout
     assert f"wrote {tmp_path / 'out'}" in done.stdout
     assert (tmp_path / "out" / "metrics.json").is_file()
+
+
+def test_under_a_profiler_the_interpreter_ends_the_process_and_the_report_is_written(tmp_path):
+    script = tmp_path / "entry.py"
+    script.write_text(textwrap.dedent("""
+        from harness.core.commands import leave_to_exit, process_main
+
+        def main():
+            leave_to_exit(object())
+            return 0
+
+        process_main(main)
+    """), encoding="utf-8")
+    report = tmp_path / "profile.out"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(report), str(script)],
+                          capture_output=True, text=True, cwd=REPO, timeout=60,
+                          env={"PYTHONPATH": str(REPO), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert report.stat().st_size > 0  # cProfile writes it after the script returns
